@@ -1,0 +1,352 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/pack/schema"
+	"github.com/ctxpack/ctxpack/policy"
+)
+
+// Input is what an audit checks a pack against.
+type Input struct {
+	Policy  *policy.Policy
+	Scanner pack.SecretScanner
+	// Sensitive matches credential files by path (SensitiveFile).
+	Sensitive func(string) (string, bool)
+	// Snapshot, when the repository is at hand, is the repository state the
+	// pack claims to describe, re-read from git: blobs and changes are checked
+	// against it.
+	Snapshot *pack.Snapshot
+}
+
+// Pack audits pack bytes independently of the builder: everything is
+// re-derived from the bytes. Every failed check is reported. An error is
+// returned only for a missing input; problems with the pack are in the verdict.
+func Pack(ctx context.Context, data []byte, in Input) (*Verdict, error) {
+	if in.Policy == nil || in.Scanner == nil {
+		return nil, fmt.Errorf("audit: a policy and a secret scanner are required")
+	}
+	v := NewVerdict()
+	if err := schema.ValidatePack(data); err != nil {
+		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + err.Error()})
+	}
+	var p pack.Pack
+	if err := json.Unmarshal(data, &p); err != nil {
+		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack is not a JSON pack document: " + err.Error()})
+		v.Sort()
+		return v, nil
+	}
+	a := &auditor{in: in, v: v, p: &p, data: data}
+	a.integrity()
+	a.secrets(ctx)
+	a.paths(ctx)
+	a.sizes()
+	if in.Snapshot != nil {
+		a.repository(ctx)
+	}
+	v.Sort()
+	return v, nil
+}
+
+type auditor struct {
+	in   Input
+	v    *Verdict
+	p    *pack.Pack
+	data []byte
+}
+
+// failOn fails the check when the policy fails on cond, else warns.
+func (a *auditor) failOn(cond string, c Check) {
+	if a.in.Policy.FailsOn(cond) {
+		a.v.Fail(c)
+	} else {
+		a.v.Warn(c)
+	}
+}
+
+func (a *auditor) integrity() {
+	p := a.p
+	canonical, err := pack.Marshal(p)
+	if err != nil {
+		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "re-serialize the pack: " + err.Error()})
+		return
+	}
+	if !bytes.Equal(canonical, a.data) {
+		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
+			Message: "the pack bytes are not in canonical form: it was edited or re-serialized after it was built"})
+	}
+	digest, err := pack.ContentDigest(p)
+	if err != nil {
+		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "digest the pack: " + err.Error()})
+		return
+	}
+	if want := pack.ID(digest); p.PackID != want {
+		a.v.Fail(Check{Kind: KindIntegrity, Code: CodePackIDMismatch,
+			Message: fmt.Sprintf("pack_id %s does not match the content digest (expected %s)", p.PackID, want),
+			Details: map[string]any{"pack_id": p.PackID, "expected": want}})
+	}
+	if n := utf8.RuneCount(a.data); n != p.Budget.UsedChars {
+		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
+			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
+			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
+	}
+	for _, it := range items(p) {
+		sum := sha256.Sum256([]byte(it.Content))
+		if got := hex.EncodeToString(sum[:]); got != it.SHA256 {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeContentMismatch,
+				Message: fmt.Sprintf("%s: content sha256 %s does not match the recorded %s", it.ID, got, it.SHA256),
+				Details: map[string]any{"path": it.Path, "id": it.ID}})
+		}
+	}
+}
+
+func items(p *pack.Pack) []pack.Item {
+	out := make([]pack.Item, 0, len(p.KeyFiles)+len(p.Contents))
+	out = append(out, p.KeyFiles...)
+	return append(out, p.Contents...)
+}
+
+// secrets scans every string of the pack afresh.
+func (a *auditor) secrets(ctx context.Context) {
+	type doc struct{ where, path, text string }
+	var docs []doc
+	for _, it := range items(a.p) {
+		docs = append(docs, doc{"content", it.Path, it.Content})
+	}
+	for _, c := range a.p.Changes {
+		if c.Diff != "" {
+			docs = append(docs, doc{"diff", c.Path, c.Diff})
+		}
+	}
+	// Everything else (manifest, summaries, paths, metadata) as one document.
+	rest := *a.p
+	rest.KeyFiles, rest.Contents = nil, nil
+	rest.Changes = append([]pack.Change(nil), a.p.Changes...)
+	for i := range rest.Changes {
+		rest.Changes[i].Diff = ""
+	}
+	var sb strings.Builder
+	collectStrings(&rest, &sb)
+	docs = append(docs, doc{"metadata", "(pack fields)", sb.String()})
+	for _, d := range docs {
+		findings, err := a.in.Scanner.Scan(ctx, d.path, []byte(d.text))
+		if err != nil {
+			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal,
+				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),
+				Details: map[string]any{"path": d.path, "where": d.where}})
+			continue
+		}
+		for _, f := range findings {
+			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+				Message: fmt.Sprintf("unredacted secret in %s %s:%d (rule %s)", d.where, d.path, f.StartLine, f.RuleID),
+				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
+		}
+	}
+}
+
+// collectStrings writes every string value of v, one per line.
+func collectStrings(v any, sb *strings.Builder) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	var tree any
+	if err := json.Unmarshal(data, &tree); err != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(n any) {
+		switch t := n.(type) {
+		case string:
+			sb.WriteString(t)
+			sb.WriteByte('\n')
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(t[k])
+			}
+		}
+	}
+	walk(tree)
+}
+
+// paths checks that no included path (content or diff) matches an exclusion.
+func (a *auditor) paths(ctx context.Context) {
+	var ignore map[string][]byte
+	if a.in.Snapshot != nil {
+		var err error
+		if ignore, err = pack.IgnoreSources(ctx, a.in.Snapshot.Files); err != nil {
+			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "read .ctxpackignore: " + err.Error()})
+		}
+	}
+	x := pack.NewExcluder(a.in.Policy, a.in.Sensitive, ignore)
+	check := func(p, where string) {
+		r, rule := x.Reason(p)
+		if r == "" {
+			return
+		}
+		c := Check{Kind: KindPolicy, Details: map[string]any{"path": p, "where": where, "reason": string(r), "rule": rule}}
+		if r == pack.ReasonPolicy {
+			c.Code = CodeForbiddenContent
+			c.Message = fmt.Sprintf("%s of %s is in the pack but matches %s", where, p, rule)
+		} else {
+			c.Code = CodeExcludedIncluded
+			c.Message = fmt.Sprintf("%s of %s is in the pack but is excluded (%s: %s)", where, p, r, rule)
+		}
+		a.failOn(policy.FailForbiddenContent, c)
+	}
+	for _, it := range items(a.p) {
+		check(it.Path, "content")
+	}
+	for _, c := range a.p.Changes {
+		if c.Diff == "" {
+			continue
+		}
+		check(c.Path, "diff")
+		if c.OldPath != "" {
+			check(c.OldPath, "diff")
+		}
+	}
+}
+
+func (a *auditor) sizes() {
+	l := a.in.Policy.Limits
+	over := func(code, msg string, details map[string]any) {
+		a.failOn(policy.FailOverLimit, Check{Kind: KindPolicy, Code: code, Message: msg, Details: details})
+	}
+	var content int64
+	its := items(a.p)
+	for _, it := range its {
+		content += int64(len(it.Content))
+		limit := l.MaxFileBytes
+		if it.Importance != "" && limit > pack.KeyFileMaxBytes {
+			limit = pack.KeyFileMaxBytes
+		}
+		if int64(len(it.Content)) > limit+int64(len(pack.TruncationMarker))+redactionSlack(it.Redactions) {
+			over(CodeOverLimit, fmt.Sprintf("%s: %d bytes of content over max_file_bytes %d", it.Path, len(it.Content), limit),
+				map[string]any{"path": it.Path, "bytes": len(it.Content), "limit": limit})
+		}
+	}
+	for _, c := range a.p.Changes {
+		content += int64(len(c.Diff))
+	}
+	if content > l.MaxContentBytes {
+		over(CodeOverLimit, fmt.Sprintf("content and diffs are %d bytes, over max_content_bytes %d", content, l.MaxContentBytes),
+			map[string]any{"bytes": content, "limit": l.MaxContentBytes})
+	}
+	if len(its) > l.MaxFiles {
+		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(its), l.MaxFiles),
+			map[string]any{"files": len(its), "limit": l.MaxFiles})
+	}
+	chars := utf8.RuneCount(a.data)
+	if limit := a.in.Policy.TierLimit(); limit > 0 && chars > limit {
+		over(CodeOverTier, fmt.Sprintf("the pack is %d characters, over tier %s's %d", chars, a.in.Policy.Pack.Tier, limit),
+			map[string]any{"chars": chars, "limit": limit, "tier": a.in.Policy.Pack.Tier})
+	}
+	var tokens int
+	for _, d := range a.in.Policy.Egress.Destinations {
+		if d.MaxChars > 0 && chars > d.MaxChars {
+			over(CodeOverDestination, fmt.Sprintf("the pack is %d characters, over destination %s's max_chars %d", chars, d.Name, d.MaxChars),
+				map[string]any{"destination": d.Name, "chars": chars, "limit": d.MaxChars})
+		}
+		if d.MaxTokens > 0 {
+			if tokens == 0 {
+				n, err := pack.CountTokens(string(a.data))
+				if err != nil {
+					a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
+					continue
+				}
+				tokens = n
+			}
+			if tokens > d.MaxTokens {
+				over(CodeOverDestination, fmt.Sprintf("the pack is about %d tokens, over destination %s's max_tokens %d", tokens, d.Name, d.MaxTokens),
+					map[string]any{"destination": d.Name, "tokens": tokens, "limit": d.MaxTokens})
+			}
+		}
+	}
+}
+
+// redactionSlack allows for placeholders longer than what they replaced.
+func redactionSlack(r []pack.Redaction) int64 {
+	var n int64
+	for _, x := range r {
+		n += int64(len("[REDACTED:]") + len(x.RuleID))
+	}
+	return n
+}
+
+// repository checks the pack against the repository state it claims.
+func (a *auditor) repository(ctx context.Context) {
+	snap := a.in.Snapshot
+	files := map[string]*pack.File{}
+	for i := range snap.Files {
+		files[snap.Files[i].Path] = &snap.Files[i]
+	}
+	for _, it := range items(a.p) {
+		f, ok := files[it.Path]
+		if !ok {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("%s is in the pack but not in the repository state", it.Path),
+				Details: map[string]any{"path": it.Path}})
+			continue
+		}
+		blob := f.Blob
+		if blob == "" && f.Read != nil {
+			data, err := f.Read(ctx)
+			if err != nil {
+				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: fmt.Sprintf("read %s: %v", it.Path, err)})
+				continue
+			}
+			blob = gitBlobID(data)
+		}
+		if blob != it.Blob {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("%s: blob %s in the pack, %s in the repository", it.Path, it.Blob, blob),
+				Details: map[string]any{"path": it.Path, "pack_blob": it.Blob, "repo_blob": blob}})
+		}
+	}
+	indexed := map[string]bool{}
+	for _, e := range a.p.FileIndex {
+		indexed[e.Path] = true
+	}
+	for _, f := range snap.Files {
+		if !indexed[f.Path] {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeChangeUnaccounted,
+				Message: fmt.Sprintf("%s is in the repository but not in the file index", f.Path),
+				Details: map[string]any{"path": f.Path}})
+		}
+	}
+	listed := map[string]string{}
+	for _, c := range a.p.Changes {
+		listed[c.Path] = c.Status
+	}
+	for _, c := range snap.Changes {
+		if st, ok := listed[c.Path]; !ok || st != c.Status {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeChangeUnaccounted,
+				Message: fmt.Sprintf("changed file %s (%s) is not accounted for in the pack", c.Path, c.Status),
+				Details: map[string]any{"path": c.Path, "status": c.Status}})
+		}
+	}
+}
+
+func gitBlobID(data []byte) string {
+	h := sha1Blob(data)
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,491 @@
+// Package audit holds ctxpack's secret scanning (gitleaks as a library, plus
+// sensitive-file signatures and password-assignment detection), policy and
+// audit checks.
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+// DecodeDepth is how many decoding passes (base64, hex, percent, unicode)
+// gitleaks runs over each fragment, the gitleaks CLI's default
+// (--max-decode-depth 5). A secret found only after decoding is reported with
+// the span of the encoded text.
+const DecodeDepth = 5
+
+// ScannerOptions configures NewScanner.
+type ScannerOptions struct {
+	// RepoRoot is the repository's working tree root, where the default
+	// .gitleaks.toml and .gitleaksignore are looked for. May be "".
+	RepoRoot string
+	// ConfigPath is a gitleaks toml config. "" means RepoRoot/.gitleaks.toml
+	// when that file exists, else gitleaks' default rules. As in gitleaks, a
+	// config replaces the default rules unless it says
+	// `[extend] useDefault = true`.
+	ConfigPath string
+	// IgnorePath is a .gitleaksignore file of fingerprints. "" means
+	// RepoRoot/.gitleaksignore when that file exists.
+	IgnorePath string
+	// CacheDir holds cached scan results. "" means no cache.
+	CacheDir string
+}
+
+// ScanItem is one unit of work for ScanAll: a file (Path, Content), or, when
+// Commit is set, the lines that commit added to Path (Lines; Content unused).
+type ScanItem struct {
+	Path    string
+	Content []byte
+	Commit  string
+	Lines   []pack.Line
+}
+
+// Scanner finds secrets with gitleaks (the default rules or the repository's
+// config) and ctxpack's password-assignment rules. It is safe for concurrent
+// use.
+type Scanner struct {
+	det         *detect.Detector
+	cfg         *config.Config // == &det.Config, read-only after NewScanner
+	ignore      ignoreSet
+	cache       *Cache
+	rulesDigest string
+	version     string
+	configPath  string
+	ignorePath  string
+
+	scans atomic.Int64 // fragments actually scanned (cache misses)
+}
+
+var _ pack.SecretScanner = (*Scanner)(nil)
+
+// NewScanner loads the gitleaks config and ignore file and builds the
+// detector. Building is serialized process-wide (gitleaks' config code uses
+// global state); the returned Scanner needs no further locking.
+func NewScanner(opts ScannerOptions) (*Scanner, error) {
+	root := opts.RepoRoot
+	def := func(name string) string {
+		if root == "" {
+			return ""
+		}
+		return filepath.Join(root, name)
+	}
+	cfgPath, err := resolveOptional(opts.ConfigPath, def(".gitleaks.toml"))
+	if err != nil {
+		return nil, fmt.Errorf("gitleaks config: %w", err)
+	}
+	ignPath, err := resolveOptional(opts.IgnorePath, def(".gitleaksignore"))
+	if err != nil {
+		return nil, fmt.Errorf("gitleaks ignore file: %w", err)
+	}
+	baseDir := root
+	if baseDir == "" {
+		baseDir = "."
+	}
+	cfg, err := loadGitleaksConfig(cfgPath, baseDir)
+	if err != nil {
+		return nil, err
+	}
+	ign, err := loadIgnoreFile(ignPath)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scanner{
+		ignore:      ign,
+		rulesDigest: rulesDigest(cfg, DecodeDepth),
+		version:     gitleaksVersion(),
+		configPath:  cfgPath,
+		ignorePath:  ignPath,
+	}
+	// One Detector serves all goroutines: DetectContext only reads the
+	// config, the prefilter trie and the compiled regexps (all immutable
+	// after construction), creates its decoder per call and adds to an
+	// atomic byte counter; findings are returned, not stored, because we do
+	// not call AddFinding. (Rule Tags slices are clipped in
+	// loadGitleaksConfig so the decode path's append never shares memory.)
+	s.det = detect.NewDetector(cfg)
+	s.det.MaxDecodeDepth = DecodeDepth
+	s.cfg = &s.det.Config
+	if opts.CacheDir != "" {
+		c, err := OpenCache(opts.CacheDir)
+		if err != nil {
+			return nil, err
+		}
+		s.cache = c
+	}
+	return s, nil
+}
+
+// RuleCount is the number of gitleaks rules in effect (ctxpack's own
+// assignment rules not counted).
+func (s *Scanner) RuleCount() int { return len(s.cfg.Rules) }
+
+// Version is the gitleaks module version the binary was built with.
+func (s *Scanner) Version() string { return s.version }
+
+// RulesDigest is a stable hex sha256 over the rules in effect: every gitleaks
+// rule (id, regex, path, secret group, entropy, keywords, allowlists), the
+// global allowlists, the decode depth and the version of ctxpack's assignment
+// rules. .gitleaksignore is not part of it.
+func (s *Scanner) RulesDigest() string { return s.rulesDigest }
+
+// ConfigPath is the gitleaks config file in use, "" for the default rules.
+func (s *Scanner) ConfigPath() string { return s.configPath }
+
+// IgnorePath is the .gitleaksignore in use, "" for none.
+func (s *Scanner) IgnorePath() string { return s.ignorePath }
+
+// Scan finds secrets in content, the bytes of path that would leave the
+// repository. Lines are 1-based; Start/End are byte offsets of the secret in
+// content. A finding of a path-only rule (e.g. a .p12 file) covers the whole
+// content and has line 0, as gitleaks reports it. Findings are sorted by line,
+// offset and rule. Fingerprints are gitleaks' `path:rule:line`; findings
+// listed in .gitleaksignore and on lines carrying gitleaks:allow are dropped.
+// An error means the scan did not complete (cancelled context, internal
+// failure); partial results are never returned as complete.
+func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
+	text := string(content)
+	raw, err := s.scanFragment(ctx, path, "", text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pack.Finding, 0, len(raw))
+	for _, r := range raw {
+		if s.ignore.ignored("", path, r.RuleID, r.Line) {
+			continue
+		}
+		out = append(out, pack.Finding{
+			RuleID:      r.RuleID,
+			Path:        path,
+			StartLine:   r.Line,
+			EndLine:     r.EndLine,
+			Fingerprint: fingerprint("", path, r.RuleID, r.Line),
+			Start:       r.Start,
+			End:         r.End,
+		})
+	}
+	sortFindings(out)
+	return out, nil
+}
+
+// ScanCommit scans the lines a commit added to path, the way gitleaks scans
+// `git log -p -U0`: each run of consecutive line numbers is one fragment
+// starting at its first line number, so multi-line secrets inside a run are
+// found. Findings carry Commit and gitleaks' commit fingerprint
+// `commit:path:rule:line`; .gitleaksignore entries of either form apply.
+// Start/End are offsets into the added text: the lines sorted by number, each
+// followed by "\n" (AddedText).
+func (s *Scanner) ScanCommit(ctx context.Context, commit, path string, lines []pack.Line) ([]pack.Finding, error) {
+	if len(lines) == 0 {
+		return nil, ctx.Err()
+	}
+	ls := sortedLines(lines)
+	total := 0
+	for _, l := range ls {
+		total += len(l.Text) + 1
+	}
+	var out []pack.Finding
+	seenWhole := map[string]bool{} // path-only rules fire once per fragment; report once
+	off := 0
+	for i := 0; i < len(ls); {
+		j := i + 1
+		for j < len(ls) && ls[j].Number == ls[j-1].Number+1 {
+			j++
+		}
+		var b strings.Builder
+		for _, l := range ls[i:j] {
+			b.WriteString(l.Text)
+			b.WriteByte('\n')
+		}
+		text := b.String()
+		raw, err := s.scanFragment(ctx, path, commit, text)
+		if err != nil {
+			return nil, err
+		}
+		first := ls[i].Number
+		for _, r := range raw {
+			line, end := r.Line, r.EndLine
+			if line > 0 {
+				line, end = first+line-1, first+end-1
+			} else {
+				if seenWhole[r.RuleID] {
+					continue
+				}
+				seenWhole[r.RuleID] = true
+			}
+			if s.ignore.ignored(commit, path, r.RuleID, line) {
+				continue
+			}
+			start, stop := off+r.Start, off+r.End
+			if r.Line == 0 {
+				start, stop = 0, total // the file itself: all of the added text
+			}
+			out = append(out, pack.Finding{
+				RuleID:      r.RuleID,
+				Path:        path,
+				Commit:      commit,
+				StartLine:   line,
+				EndLine:     end,
+				Fingerprint: fingerprint(commit, path, r.RuleID, line),
+				Start:       start,
+				End:         stop,
+			})
+		}
+		off += len(text)
+		i = j
+	}
+	sortFindings(out)
+	return out, nil
+}
+
+// AddedText is the text ScanCommit's offsets refer to: the lines sorted by
+// number, each followed by "\n".
+func AddedText(lines []pack.Line) string {
+	var b strings.Builder
+	for _, l := range sortedLines(lines) {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func sortedLines(lines []pack.Line) []pack.Line {
+	ls := slices.Clone(lines)
+	slices.SortStableFunc(ls, func(a, b pack.Line) int { return a.Number - b.Number })
+	return ls
+}
+
+// ScanAll scans many items in parallel on runtime.NumCPU() workers and
+// returns all findings sorted by path, line, rule (then commit and offset).
+// The first error cancels the rest and is returned.
+func (s *Scanner) ScanAll(ctx context.Context, items []ScanItem) ([]pack.Finding, error) {
+	results := make([][]pack.Finding, len(items))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for i := range items {
+		g.Go(func() error {
+			it := items[i]
+			var fs []pack.Finding
+			var err error
+			if it.Commit != "" {
+				fs, err = s.ScanCommit(gctx, it.Commit, it.Path, it.Lines)
+			} else {
+				fs, err = s.Scan(gctx, it.Path, it.Content)
+			}
+			if err != nil {
+				if it.Commit != "" {
+					return fmt.Errorf("scan %s in %s: %w", it.Path, it.Commit, err)
+				}
+				return fmt.Errorf("scan %s: %w", it.Path, err)
+			}
+			results[i] = fs
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var out []pack.Finding
+	for _, r := range results {
+		out = append(out, r...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		if a.Commit != b.Commit {
+			return a.Commit < b.Commit
+		}
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return a.End < b.End
+	})
+	return out, nil
+}
+
+func sortFindings(fs []pack.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.StartLine != b.StartLine {
+			return a.StartLine < b.StartLine
+		}
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		return a.End < b.End
+	})
+}
+
+// rawFinding is a finding of one fragment before .gitleaksignore is applied:
+// lines relative to the fragment (1 = its first line; 0 = whole file) and
+// offsets into the fragment text. It is what the cache stores.
+type rawFinding struct {
+	RuleID  string `json:"rule"`
+	Line    int    `json:"line"`
+	EndLine int    `json:"end_line"`
+	Start   int    `json:"start"`
+	End     int    `json:"end"`
+}
+
+// scanFragment returns the findings of one fragment, from the cache when a
+// valid entry exists.
+func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string) ([]rawFinding, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var key string
+	if s.cache != nil {
+		key = s.cacheKey(path, commit, text)
+		var cached []rawFinding
+		if s.cache.Load(key, &cached) {
+			if validRaw(cached, text) {
+				return cached, nil
+			}
+			s.cache.invalid.Add(1)
+		}
+	}
+	raw, err := s.detectFragment(ctx, path, commit, text)
+	if err != nil {
+		return nil, err
+	}
+	if s.cache != nil {
+		// A cache that cannot be written only costs a rescan next time.
+		_ = s.cache.Store(key, raw)
+	}
+	return raw, nil
+}
+
+// cacheKey addresses a fragment's result: the content digest, the rules
+// digest and, because gitleaks' path and commit allowlists and path-only
+// rules make the result depend on them, the path and commit.
+func (s *Scanner) cacheKey(path, commit, text string) string {
+	content := sha256.Sum256([]byte(text))
+	h := sha256.New()
+	fmt.Fprintf(h, "ctxpack-scan-v1\x00%s\x00%s\x00%s\x00%s\x00%x",
+		s.rulesDigest, s.version, path, commit, content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// validRaw checks a cached result against the text before trusting it.
+func validRaw(fs []rawFinding, text string) bool {
+	li := newLineIndex(text)
+	n := li.lines()
+	for _, f := range fs {
+		if f.RuleID == "" || f.Start < 0 || f.End > len(text) || f.Start > f.End {
+			return false
+		}
+		if f.Line == 0 {
+			if f.EndLine != 0 || f.Start != 0 || f.End != len(text) {
+				return false
+			}
+			continue
+		}
+		if f.Line < 1 || f.EndLine < f.Line || f.EndLine > n || f.Start == f.End {
+			return false
+		}
+	}
+	return true
+}
+
+var errScanPanic = errors.New("secret scan failed")
+
+// detectFragment runs gitleaks and the assignment rules over one fragment.
+func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string) (raw []rawFinding, err error) {
+	s.scans.Add(1)
+	defer func() {
+		if r := recover(); r != nil {
+			raw, err = nil, fmt.Errorf("%w: %s: %v", errScanPanic, path, r)
+		}
+	}()
+	frag := detect.Fragment{
+		Raw:       text,
+		FilePath:  path,
+		CommitSHA: commit,
+		StartLine: 1, // gitleaks adds the 0-based line index to this
+	}
+	gl := s.det.DetectContext(ctx, frag)
+	// DetectContext stops quietly on cancellation and returns what it has;
+	// a partial scan must not pass for a clean one.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	li := newLineIndex(text)
+	type key struct {
+		rule       string
+		start, end int
+	}
+	seen := map[key]bool{}
+	for _, f := range gl {
+		start, end := gitleaksSpan(li, f, s.cfg.Rules[f.RuleID])
+		k := key{f.RuleID, start, end}
+		if f.StartLine <= 0 {
+			k.start, k.end = -1, -1
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		line, endLine := f.StartLine, f.EndLine
+		if line <= 0 {
+			line, endLine = 0, 0
+		}
+		raw = append(raw, rawFinding{RuleID: f.RuleID, Line: line, EndLine: endLine, Start: start, End: end})
+	}
+	if !globallyAllowedPath(s.cfg.Allowlists, path, commit) {
+		for _, a := range findAssignments(path, text, li) {
+			line := text[li.start(a.line):li.end(a.line)]
+			secret := text[a.start:a.end]
+			if globallyAllowedFinding(s.cfg.Allowlists, path, commit, secret, text[a.matchStart:a.end], line) {
+				continue
+			}
+			if overlapsAny(raw, a.start, a.end) {
+				continue // the gitleaks finding wins
+			}
+			raw = append(raw, rawFinding{RuleID: a.rule, Line: a.line, EndLine: a.line, Start: a.start, End: a.end})
+		}
+	}
+	slices.SortFunc(raw, func(a, b rawFinding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return strings.Compare(a.RuleID, b.RuleID)
+	})
+	return raw, nil
+}
+
+func overlapsAny(fs []rawFinding, start, end int) bool {
+	for _, f := range fs {
+		if f.Line > 0 && f.Start < end && start < f.End {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,481 @@
+package pack
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxpack/ctxpack/policy"
+)
+
+// changes bounds, scans and redacts the diffs of the changed files, and
+// withholds the diff of any file whose content may not leave.
+func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
+	byPath := map[string]*entry{}
+	for _, e := range b.entries {
+		byPath[e.file.Path] = e
+	}
+	out := make([]Change, 0, len(b.snap.Changes))
+	var total int64
+	l := b.pol.Limits
+	for _, c := range b.snap.Changes {
+		c.Redactions = nil
+		withheld := Reason("")
+		for _, p := range []string{c.Path, c.OldPath} {
+			if p == "" || withheld != "" {
+				continue
+			}
+			if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
+				withheld = e.row.Reason
+			} else if !ok {
+				if r, _ := b.exclude.Reason(p); r != "" {
+					withheld = r
+				}
+			}
+		}
+		if c.Binary {
+			c.Diff = ""
+		}
+		if withheld != "" {
+			c.Diff, c.DiffWithheld = "", withheld
+			out = append(out, c)
+			continue
+		}
+		if c.Diff == "" {
+			out = append(out, c)
+			continue
+		}
+		text, _, truncated := truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
+		findings, err := b.opts.Scanner.Scan(ctx, c.Path, []byte(text))
+		if err != nil {
+			return nil, 0, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
+		}
+		var spans []redactSpan
+		for _, f := range findings {
+			spans = append(spans, redactSpan{f.Start, f.End, f.RuleID})
+		}
+		sent, reds, err := b.redactAll(ctx, c.Path, text, spans)
+		if err != nil {
+			return nil, 0, err
+		}
+		action := b.secretAction()
+		for _, f := range append(findings, reds.extra...) {
+			f.Path = c.Path
+			b.secrets = append(b.secrets, SecretEvent{Finding: f, Where: "diff", Action: action})
+		}
+		if len(findings) > 0 && action != SecretRedacted {
+			c.Diff, c.DiffWithheld = "", ReasonCredentials
+			out = append(out, c)
+			continue
+		}
+		c.Diff, c.DiffTruncated, c.Redactions = sent, truncated, reds.list
+		total += int64(len(sent))
+		out = append(out, c)
+	}
+	return out, total, nil
+}
+
+// prioritize orders the content candidates: changed files (primary), then key
+// files, then files the changed files import, then the rest.
+func (b *builder) prioritize() []*entry {
+	changed := map[string]bool{}
+	var changedPaths []string
+	for _, c := range b.snap.Changes {
+		if c.Status != "deleted" {
+			changed[c.Path] = true
+			changedPaths = append(changedPaths, c.Path)
+		}
+	}
+	var primary, keys, rest []*entry
+	for _, e := range b.entries {
+		if e.row.Reason != "" {
+			continue
+		}
+		e.role = RoleRelated
+		if changed[e.file.Path] {
+			e.role = RolePrimary
+			primary = append(primary, e)
+		} else if e.importance != "" {
+			keys = append(keys, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	// Key files are chosen among all candidates (a changed file may be one),
+	// under seed 000's limits and ordering.
+	var all []*entry
+	all = append(append(all, primary...), keys...)
+	var keyCands []*entry
+	for _, e := range all {
+		if e.importance != "" {
+			keyCands = append(keyCands, e)
+		}
+	}
+	sort.SliceStable(keyCands, func(i, j int) bool { return keyLess(keyCands[i], keyCands[j]) })
+	perCat := map[Category]int{}
+	total := 0
+	for _, e := range keyCands {
+		if total >= KeyFilesTotal || perCat[e.index.Category] >= KeyFilesPerCategory {
+			continue
+		}
+		perCat[e.index.Category]++
+		total++
+		e.key = true
+	}
+	var chosenKeys []*entry
+	for _, e := range keyCands {
+		if e.key && e.role != RolePrimary {
+			chosenKeys = append(chosenKeys, e)
+		}
+	}
+	for _, e := range keys {
+		if !e.key {
+			rest = append(rest, e)
+		}
+	}
+	var related []*entry
+	if b.opts.Related != nil {
+		inRest := map[string]*entry{}
+		for _, e := range rest {
+			inRest[e.file.Path] = e
+		}
+		for _, p := range b.opts.Related(changedPaths) {
+			if e, ok := inRest[p]; ok {
+				related = append(related, e)
+				delete(inRest, p)
+			}
+		}
+		rest = rest[:0]
+		for _, e := range b.entries {
+			if _, ok := inRest[e.file.Path]; ok {
+				rest = append(rest, e)
+			}
+		}
+	}
+	sort.SliceStable(rest, func(i, j int) bool {
+		di, dj := depth(rest[i].file.Path), depth(rest[j].file.Path)
+		if di != dj {
+			return di < dj
+		}
+		return rest[i].file.Path < rest[j].file.Path
+	})
+	out := append(primary, chosenKeys...)
+	out = append(out, related...)
+	return append(out, rest...)
+}
+
+func keyLess(a, b *entry) bool {
+	if ia, ib := importanceRank[a.importance], importanceRank[b.importance]; ia != ib {
+		return ia < ib
+	}
+	if ca, cb := categoryRank[a.index.Category], categoryRank[b.index.Category]; ca != cb {
+		return ca < cb
+	}
+	if a.row.BytesOriginal != b.row.BytesOriginal {
+		return a.row.BytesOriginal < b.row.BytesOriginal
+	}
+	if da, db := depth(a.file.Path), depth(b.file.Path); da != db {
+		return da < db
+	}
+	return a.file.Path < b.file.Path
+}
+
+func depth(p string) int { return strings.Count(p, "/") }
+
+// allocate includes candidates in priority order while they fit the content
+// budget and the file limit; the rest are excluded with reason size_limit.
+func (b *builder) allocate(ordered []*entry, budget int64) {
+	count := 0
+	for _, e := range ordered {
+		size := int64(len(e.sent))
+		switch {
+		case count >= b.pol.Limits.MaxFiles:
+			e.row.Reason, e.row.Detail = ReasonSizeLimit, fmt.Sprintf("max_files %d reached", b.pol.Limits.MaxFiles)
+		case size > budget:
+			e.row.Reason, e.row.Detail = ReasonSizeLimit, fmt.Sprintf("does not fit the remaining content budget (max_content_bytes %d)", b.pol.Limits.MaxContentBytes)
+		default:
+			budget -= size
+			count++
+		}
+	}
+}
+
+// fill writes the items, the file index and the metadata into p.
+func (b *builder) fill(p *Pack, ordered []*entry) {
+	diffBytes := b.diffBytes
+	p.KeyFiles, p.Contents = []KeyFile{}, []Item{}
+	var contentBytes int64
+	truncatedFiles := 0
+	dropped := 0
+	for _, e := range ordered {
+		if e.row.Reason != "" {
+			dropped++
+			continue
+		}
+		it := item(e)
+		e.row.Included, e.row.Role = true, e.role
+		e.row.BytesSent = int64(len(e.sent))
+		e.row.SHA256Sent = it.SHA256
+		contentBytes += int64(len(e.sent))
+		if e.truncated {
+			truncatedFiles++
+		}
+		if e.key {
+			p.KeyFiles = append(p.KeyFiles, it)
+		} else {
+			p.Contents = append(p.Contents, it)
+		}
+	}
+	p.FileIndex = make([]IndexEntry, 0, len(b.entries))
+	stats := ExclusionStats{}
+	byReason := map[Reason]int{}
+	included := 0
+	var encodings []EncodingNote
+	for _, e := range b.entries {
+		ie := e.index
+		ie.Included = e.row.Included
+		if !e.row.Included {
+			e.row.Included = false
+			e.row.Role = ""
+			ie.ExclusionReason, ie.Detail = e.row.Reason, e.row.Detail
+			byReason[e.row.Reason]++
+			switch e.row.Reason {
+			case ReasonCredentials:
+				stats.ByCredentials++
+			case ReasonBinary:
+				stats.ByBinary++
+			case ReasonSizeLimit:
+				stats.BySize++
+			default:
+				stats.ByPattern++
+			}
+		} else {
+			included++
+			if e.encoding != EncUTF8 {
+				encodings = append(encodings, EncodingNote{Path: e.file.Path, Encoding: e.encoding, Note: encodingNote(e.encoding)})
+			}
+		}
+		p.FileIndex = append(p.FileIndex, ie)
+	}
+	var totalSize int64
+	for _, f := range b.snap.Files {
+		totalSize += f.Size
+	}
+	tree, dirs := directoryTree(b.snap.Source.Repository, b.snap.Files)
+	p.Metadata = Metadata{
+		PackType:           p.Type,
+		SelectionReason:    b.selectionReason(),
+		CreatedAt:          b.snap.Time.UTC().Format("2006-01-02T15:04:05Z"),
+		SourceRoot:         b.snap.Source.Repository,
+		TotalFilesScanned:  len(b.entries),
+		FilesIncluded:      included,
+		FilesExcluded:      len(b.entries) - included,
+		TotalContentBytes:  contentBytes + diffBytes,
+		TruncationApplied:  truncatedFiles > 0 || dropped > 0,
+		TruncatedFiles:     truncatedFiles,
+		ExclusionStats:     stats,
+		ExclusionsByReason: byReason,
+		Encodings:          append([]EncodingNote{}, encodings...),
+		Totals:             Totals{Files: len(b.snap.Files), Directories: dirs, SizeBytes: totalSize},
+		DirectoryTree:      tree,
+		ToolVersion:        b.opts.ToolVersion,
+	}
+	p.Budget = Budget{
+		MaxChars:        b.pol.TierLimit(),
+		MaxContentBytes: b.pol.Limits.MaxContentBytes,
+		ContentBytes:    contentBytes + diffBytes,
+		Truncated:       truncatedFiles > 0 || dropped > 0,
+		DroppedItems:    dropped,
+		TokenEncoding:   TokenEncoding,
+	}
+}
+
+func (b *builder) selectionReason() string {
+	if b.pol.Pack.Type == policy.TypeFull {
+		return "full pack requested"
+	}
+	return "full pack fits the limits"
+}
+
+func encodingNote(enc string) string {
+	switch enc {
+	case EncLatin1:
+		return "not valid UTF-8; decoded as Latin-1 (seed 000 fallback)"
+	default:
+		return "decoded from " + enc + " (byte order mark) to UTF-8"
+	}
+}
+
+func item(e *entry) Item {
+	sum := sha256.Sum256([]byte(e.sent))
+	n := countLines(e.original)
+	start := 1
+	if n == 0 {
+		start = 0
+	}
+	it := Item{
+		ID:                fmt.Sprintf("%s:%d:%d", e.file.Path, start, n),
+		Path:              e.file.Path,
+		Role:              e.role,
+		Encoding:          e.encoding,
+		Content:           e.sent,
+		SHA256:            hex.EncodeToString(sum[:]),
+		Blob:              e.row.Blob,
+		Truncated:         e.truncated,
+		OriginalSizeBytes: e.row.BytesOriginal,
+		Redactions:        append([]Redaction{}, e.redactions...),
+	}
+	if e.key {
+		it.Category, it.Importance = e.index.Category, e.importance
+	}
+	return it
+}
+
+// fitTier drops the lowest-priority items until the serialized pack fits the
+// tier's character ceiling.
+func (b *builder) fitTier(p *Pack, ordered []*entry) error {
+	limit := b.pol.TierLimit()
+	if limit == 0 {
+		return nil
+	}
+	for {
+		data, err := Finalize(p)
+		if err != nil {
+			return err
+		}
+		used := utf8.RuneCount(data)
+		if used <= limit {
+			return nil
+		}
+		excess := used - limit
+		dropped := false
+		for i := len(ordered) - 1; i >= 0 && excess > 0; i-- {
+			e := ordered[i]
+			if e.row.Reason != "" {
+				continue
+			}
+			e.row.Reason, e.row.Detail = ReasonSizeLimit, fmt.Sprintf("dropped to fit tier %s (%d characters)", b.pol.Pack.Tier, limit)
+			e.row.Included = false
+			excess -= utf8.RuneCountInString(e.sent) + 200
+			dropped = true
+		}
+		if !dropped {
+			return fmt.Errorf("the pack without any file content is %d characters, over tier %s's ceiling of %d: use --type summary or a larger tier", used, b.pol.Pack.Tier, limit)
+		}
+		b.fill(p, ordered)
+	}
+}
+
+// directoryTree builds the condensed directory tree and counts directories.
+func directoryTree(name string, files []File) (*DirNode, int) {
+	root := &DirNode{Name: name, Path: ""}
+	nodes := map[string]*DirNode{"": root}
+	var get func(dir string) *DirNode
+	get = func(dir string) *DirNode {
+		if n, ok := nodes[dir]; ok {
+			return n
+		}
+		parent := path.Dir(dir)
+		if parent == "." {
+			parent = ""
+		}
+		pn := get(parent)
+		n := &DirNode{Name: path.Base(dir), Path: dir}
+		pn.Children = append(pn.Children, n)
+		nodes[dir] = n
+		return n
+	}
+	for _, f := range files {
+		dir := path.Dir(f.Path)
+		if dir == "." {
+			dir = ""
+		}
+		n := get(dir)
+		n.Files++
+		n.SizeBytes += f.Size
+	}
+	var sortTree func(n *DirNode)
+	sortTree = func(n *DirNode) {
+		sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].Path < n.Children[j].Path })
+		for _, c := range n.Children {
+			sortTree(c)
+		}
+	}
+	sortTree(root)
+	return root, len(nodes) - 1
+}
+
+// Marshal is the canonical serialization: compact JSON, HTML not escaped,
+// struct field order, map keys sorted, and a final newline.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("serialize: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// ContentDigest is the sha256 of the pack serialized with pack_id and
+// used_chars cleared: what the pack id is derived from.
+func ContentDigest(p *Pack) ([32]byte, error) {
+	c := *p
+	c.PackID = ""
+	c.Budget.UsedChars = 0
+	data, err := Marshal(&c)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(data), nil
+}
+
+// ID derives the pack id from a content digest: pk_ and 8 characters of
+// lower-case base32 ([a-z2-7], seed 001).
+func ID(digest [32]byte) string {
+	return "pk_" + strings.ToLower(idEncoding.EncodeToString(digest[:]))[:8]
+}
+
+// Finalize fills the token estimate, the pack id and used_chars, and returns
+// the canonical bytes. used_chars counts the characters of those very bytes.
+func Finalize(p *Pack) ([]byte, error) {
+	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
+	draft, err := Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := CountTokens(string(draft))
+	if err != nil {
+		return nil, err
+	}
+	p.Budget.EstimatedTokens = tokens
+	digest, err := ContentDigest(p)
+	if err != nil {
+		return nil, err
+	}
+	p.PackID = ID(digest)
+	// used_chars is part of what it counts: iterate to the fixed point (the
+	// count changes by at most a digit).
+	for i := 0; i < 4; i++ {
+		data, err := Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		n := utf8.RuneCount(data)
+		if n == p.Budget.UsedChars {
+			return data, nil
+		}
+		p.Budget.UsedChars = n
+	}
+	return nil, fmt.Errorf("serialize: used_chars did not settle")
+}

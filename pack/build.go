@@ -1,0 +1,440 @@
+package pack
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ctxpack/ctxpack/policy"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Key-file limits of seed 000.
+const (
+	KeyFilesPerCategory = 5
+	KeyFilesTotal       = 25
+	KeyFileMaxBytes     = 50000
+)
+
+// hardFileCap is the size above which a file is not read at all.
+const hardFileCap = 10 << 20
+
+// Options configure Build.
+type Options struct {
+	Policy *policy.Policy
+	// Scanner finds secrets in everything that would leave. Required: a pack is
+	// never built unscanned.
+	Scanner SecretScanner
+	// Sensitive matches credential files by path (audit.SensitiveFile).
+	Sensitive func(path string) (signature string, ok bool)
+	// Related orders the files the changed files import (see imports.go); nil
+	// means none are known.
+	Related func(changed []string) []string
+	// ToolVersion is stamped in the metadata.
+	ToolVersion string
+}
+
+// Result is a built pack with what the transparency record needs.
+type Result struct {
+	Pack *Pack
+	// JSON is the canonical serialization: what is written and sent.
+	JSON []byte
+	// Ledger has one row per file of the snapshot, by path.
+	Ledger []LedgerRow
+	// Secrets are the findings in what would have left, with what was done.
+	Secrets []SecretEvent
+	// Notes are manifest parse problems and other non-fatal observations.
+	Notes []string
+}
+
+// LedgerRow accounts for one file of the snapshot.
+type LedgerRow struct {
+	Path           string   `json:"path"`
+	Included       bool     `json:"included"`
+	Reason         Reason   `json:"reason,omitempty"`
+	Detail         string   `json:"detail,omitempty"`
+	Role           string   `json:"role,omitempty"`
+	BytesOriginal  int64    `json:"bytes_original"`
+	BytesSent      int64    `json:"bytes_sent"`
+	SHA256Original string   `json:"sha256_original,omitempty"`
+	SHA256Sent     string   `json:"sha256_sent,omitempty"`
+	Blob           string   `json:"blob,omitempty"`
+	Truncated      bool     `json:"truncated"`
+	Redactions     int      `json:"redactions"`
+	RuleIDs        []string `json:"rule_ids"`
+}
+
+// Secret actions recorded in events.
+const (
+	SecretRedacted = "redacted"
+	SecretExcluded = "excluded"
+	SecretFailed   = "failed"
+)
+
+// SecretEvent is a finding in content or a diff that would have left.
+type SecretEvent struct {
+	Finding
+	// Where is "content" or "diff".
+	Where  string `json:"where"`
+	Action string `json:"action"`
+}
+
+// entry is the working state of one snapshot file.
+type entry struct {
+	file       *File
+	index      IndexEntry
+	row        LedgerRow
+	original   string // decoded text
+	sent       string
+	encoding   string
+	truncated  bool
+	redactions []Redaction
+	importance string
+	role       string
+	key        bool
+}
+
+// Build turns a snapshot into a Full pack under the policy.
+func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
+	if opts.Policy == nil {
+		opts.Policy = policy.Default()
+	}
+	if opts.Scanner == nil {
+		return nil, errors.New("build pack: no secret scanner: a pack is never built unscanned")
+	}
+	b := &builder{snap: snap, opts: opts, pol: opts.Policy}
+	return b.build(ctx)
+}
+
+type builder struct {
+	snap    *Snapshot
+	opts    Options
+	pol     *policy.Policy
+	exclude *Excluder
+	entries []*entry
+	secrets []SecretEvent
+	notes   []string
+	// diffBytes is the size of the diffs sent, charged to the content budget first.
+	diffBytes int64
+}
+
+func (b *builder) build(ctx context.Context) (*Result, error) {
+	if err := b.readIgnoreFiles(ctx); err != nil {
+		return nil, err
+	}
+	for i := range b.snap.Files {
+		e, err := b.examine(ctx, &b.snap.Files[i])
+		if err != nil {
+			return nil, err
+		}
+		b.entries = append(b.entries, e)
+	}
+	changes, diffBytes, err := b.changes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.diffBytes = diffBytes
+	ordered := b.prioritize()
+	b.allocate(ordered, b.pol.Limits.MaxContentBytes-diffBytes)
+
+	readable := make(map[string]bool, len(b.entries))
+	for _, e := range b.entries {
+		// Manifests are read only when their content could leave anyway.
+		readable[e.file.Path] = e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
+	}
+	manifest, notes := BuildManifest(ctx, b.snap.Source.Repository, b.snap.Files, func(p string) bool { return readable[p] })
+	b.notes = append(b.notes, notes...)
+	if err := b.scanManifest(ctx, &manifest); err != nil {
+		return nil, err
+	}
+
+	p := &Pack{
+		SchemaVersion: SchemaVersion,
+		Type:          policy.TypeFull,
+		Source:        b.snap.Source,
+		Manifest:      manifest,
+		Changes:       changes,
+		KeyFiles:      []KeyFile{},
+		Contents:      []Item{},
+	}
+	b.fill(p, ordered)
+	if err := b.fitTier(p, ordered); err != nil {
+		return nil, err
+	}
+	data, err := Finalize(p)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes}
+	for _, e := range b.entries {
+		res.Ledger = append(res.Ledger, e.row)
+	}
+	return res, nil
+}
+
+func (b *builder) readIgnoreFiles(ctx context.Context) error {
+	sources, err := IgnoreSources(ctx, b.snap.Files)
+	if err != nil {
+		return err
+	}
+	b.exclude = NewExcluder(b.pol, b.opts.Sensitive, sources)
+	return nil
+}
+
+// examine classifies a file and decides whether it is a content candidate.
+func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
+	typ := typeByName(f.Path)
+	e := &entry{file: f}
+	e.row = LedgerRow{Path: f.Path, BytesOriginal: f.Size, Blob: f.Blob, RuleIDs: []string{}}
+	exclude := func(r Reason, detail string) {
+		e.row.Reason, e.row.Detail = r, detail
+	}
+	switch {
+	case f.Mode == ModeSymlink:
+		exclude(ReasonSymlink, "symlinks are never followed")
+	case f.Mode == ModeSubmodule:
+		exclude(ReasonSubmodule, "submodule content is not part of this repository")
+	default:
+		if r, d := b.exclude.Reason(f.Path); r != "" {
+			exclude(r, d)
+		} else if f.Size > hardFileCap {
+			exclude(ReasonSizeLimit, fmt.Sprintf("%d bytes is over the %d-byte read cap", f.Size, hardFileCap))
+		} else if f.Read == nil {
+			exclude(ReasonBinary, "not a regular file")
+		}
+	}
+	if e.row.Reason == "" {
+		data, err := f.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		sum := sha256.Sum256(data)
+		e.row.SHA256Original = hex.EncodeToString(sum[:])
+		e.row.BytesOriginal = int64(len(data))
+		if e.row.Blob == "" {
+			e.row.Blob = plumbing.ComputeHash(plumbing.BlobObject, data).String()
+		}
+		binary, enc := sniff(data)
+		if binary {
+			if typ != TypeImage {
+				typ = TypeBinary
+			}
+			exclude(ReasonBinary, "binary content (NUL or control bytes in the first 8 KiB)")
+		} else {
+			if typ == TypeImage || typ == TypeBinary { // named like a binary, reads as text
+				typ = TypeText
+			}
+			text, err := decode(data, enc)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", f.Path, err)
+			}
+			e.original, e.encoding = text, enc
+		}
+	}
+	cat, importance := classify(f.Path, typ)
+	e.importance = importance
+	e.index = IndexEntry{Path: f.Path, Type: typ, Category: cat, SizeBytes: e.row.BytesOriginal}
+	if e.row.Reason != "" {
+		return e, nil
+	}
+	if err := b.prepareContent(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// prepareContent truncates a candidate and applies the secret policy.
+func (b *builder) prepareContent(ctx context.Context, e *entry) error {
+	l := b.pol.Limits
+	maxBytes := l.MaxFileBytes
+	if e.importance != "" && maxBytes > KeyFileMaxBytes {
+		maxBytes = KeyFileMaxBytes
+	}
+	text, kept, truncated := truncate(e.original, maxBytes, l.PreserveHeadLines, l.PreserveTailLines)
+	findings, err := b.opts.Scanner.Scan(ctx, e.file.Path, []byte(e.original))
+	if err != nil {
+		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
+	}
+	var spans []redactSpan
+	for _, f := range findings {
+		for _, s := range mapSpan(kept, f.Start, f.End) {
+			spans = append(spans, redactSpan{s.start, s.end, f.RuleID})
+		}
+	}
+	sent, reds, err := b.redactAll(ctx, e.file.Path, text, spans)
+	if err != nil {
+		return err
+	}
+	all := append(findings, reds.extra...)
+	if len(all) > 0 {
+		action := b.secretAction()
+		for _, f := range all {
+			f.Path = e.file.Path
+			b.secrets = append(b.secrets, SecretEvent{Finding: f, Where: "content", Action: action})
+		}
+		if action != SecretRedacted {
+			e.row.Reason = ReasonCredentials
+			e.row.Detail = "secret found: " + strings.Join(ruleIDs(all), ", ")
+			e.row.RuleIDs = ruleIDs(all)
+			return nil
+		}
+	}
+	e.sent, e.truncated, e.redactions = sent, truncated, reds.list
+	e.row.Truncated = truncated
+	e.row.Redactions = len(reds.list)
+	e.row.RuleIDs = ruleIDs(all)
+	if e.encoding != EncUTF8 {
+		b.notes = append(b.notes, fmt.Sprintf("%s: decoded from %s", e.file.Path, e.encoding))
+	}
+	return nil
+}
+
+func (b *builder) secretAction() string {
+	switch b.pol.Secrets.Action {
+	case policy.ActionExclude:
+		return SecretExcluded
+	case policy.ActionFail:
+		return SecretFailed
+	}
+	return SecretRedacted
+}
+
+type redactSpan struct {
+	start, end int
+	rule       string
+}
+
+type redactions struct {
+	list  []Redaction
+	extra []Finding // found only in the redacted text (a second pass)
+}
+
+// redactAll replaces spans with [REDACTED:<rule>] and rescans the result until
+// it is clean. A text that stays dirty after three passes is an error: better
+// no pack than a leaking one.
+func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactSpan) (string, redactions, error) {
+	var out redactions
+	for pass := 0; pass < 3; pass++ {
+		if len(spans) > 0 {
+			var reds []Redaction
+			text, reds = applyRedactions(text, spans)
+			out.list = append(out.list, reds...)
+		}
+		if pass == 0 && len(spans) == 0 {
+			return text, out, nil // the original scan found nothing; the truncated text is a subset
+		}
+		again, err := b.opts.Scanner.Scan(ctx, p, []byte(text))
+		if err != nil {
+			return "", out, fmt.Errorf("secret scan of %s: %w", p, err)
+		}
+		if len(again) == 0 {
+			sortRedactions(out.list)
+			return text, out, nil
+		}
+		spans = spans[:0]
+		for _, f := range again {
+			spans = append(spans, redactSpan{f.Start, f.End, f.RuleID})
+			out.extra = append(out.extra, f)
+		}
+	}
+	return "", out, fmt.Errorf("secret scan of %s: content still holds secrets after redaction", p)
+}
+
+// applyRedactions replaces the (merged) spans, last first, and reports each
+// replacement's line in the resulting text.
+func applyRedactions(text string, spans []redactSpan) (string, []Redaction) {
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	var merged []redactSpan
+	for _, s := range spans {
+		if s.start < 0 || s.end > len(text) || s.start >= s.end {
+			continue
+		}
+		if n := len(merged); n > 0 && s.start < merged[n-1].end {
+			if s.end > merged[n-1].end {
+				merged[n-1].end = s.end
+			}
+			continue
+		}
+		merged = append(merged, s)
+	}
+	var sb strings.Builder
+	var reds []Redaction
+	last := 0
+	for _, s := range merged {
+		sb.WriteString(text[last:s.start])
+		reds = append(reds, Redaction{Line: strings.Count(sb.String(), "\n") + 1, RuleID: s.rule})
+		sb.WriteString("[REDACTED:" + s.rule + "]")
+		last = s.end
+	}
+	sb.WriteString(text[last:])
+	return sb.String(), reds
+}
+
+func sortRedactions(r []Redaction) {
+	sort.Slice(r, func(i, j int) bool {
+		if r[i].Line != r[j].Line {
+			return r[i].Line < r[j].Line
+		}
+		return r[i].RuleID < r[j].RuleID
+	})
+}
+
+func ruleIDs(fs []Finding) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, f := range fs {
+		if !seen[f.RuleID] {
+			seen[f.RuleID] = true
+			out = append(out, f.RuleID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// scanManifest redacts secrets in the manifest's strings: they come from file
+// contents (README, manifests) and leave like any content.
+func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
+	fields := []*string{&m.ProjectName, &m.ProjectType, &m.PurposeGuess, &m.StructureSummary, &m.BuildSystem, &m.TestFramework}
+	for i := range m.Dependencies {
+		fields = append(fields, &m.Dependencies[i].Name, &m.Dependencies[i].Version)
+	}
+	for i := range m.EntryPoints {
+		fields = append(fields, &m.EntryPoints[i])
+	}
+	for _, f := range fields {
+		if *f == "" {
+			continue
+		}
+		findings, err := b.opts.Scanner.Scan(ctx, "(manifest)", []byte(*f))
+		if err != nil {
+			return fmt.Errorf("secret scan of the manifest: %w", err)
+		}
+		if len(findings) == 0 {
+			continue
+		}
+		var spans []redactSpan
+		for _, x := range findings {
+			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
+		}
+		text, reds, err := b.redactAll(ctx, "(manifest)", *f, spans)
+		if err != nil {
+			return err
+		}
+		*f = text
+		for _, x := range append(findings, reds.extra...) {
+			x.Path = "(manifest)"
+			b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "manifest", Action: SecretRedacted})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,25 @@
+package pack
+
+import "context"
+
+// SecretScanner finds secrets in bytes that would leave the repository. The
+// audit package implements it with gitleaks; pack only applies the result.
+// An error means the scan could not run, which the caller treats as a failure.
+type SecretScanner interface {
+	Scan(ctx context.Context, path string, content []byte) ([]Finding, error)
+}
+
+// Finding is one secret: where it is and which rule found it. It never holds
+// the secret's value, only the byte span to redact.
+type Finding struct {
+	RuleID      string `json:"rule_id"`
+	Path        string `json:"path"`
+	Commit      string `json:"commit,omitempty"`
+	StartLine   int    `json:"line"`
+	EndLine     int    `json:"end_line"`
+	Fingerprint string `json:"fingerprint"`
+	// Start and End are the byte offsets of the secret in the scanned content
+	// (End exclusive), used to redact exactly that span.
+	Start int `json:"-"`
+	End   int `json:"-"`
+}

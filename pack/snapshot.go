@@ -1,0 +1,65 @@
+package pack
+
+import (
+	"context"
+	"time"
+)
+
+// Mode is the kind of a snapshot entry, as git records it.
+type Mode int
+
+const (
+	ModeRegular Mode = iota
+	ModeExecutable
+	ModeSymlink
+	ModeSubmodule
+)
+
+// File is one entry of the head tree. Content is read lazily, so files that
+// are excluded by path are never read.
+type File struct {
+	// Path is relative to the repository root, with forward slashes. A name
+	// that is not valid UTF-8 is kept as its bytes; JSON output escapes it.
+	Path string
+	Size int64
+	Mode Mode
+	// Blob is the git blob id of the content, when known without reading it.
+	Blob string
+	// Read returns the file's bytes; nil for symlinks and submodules.
+	Read func(ctx context.Context) ([]byte, error)
+}
+
+// Snapshot is a repository state ready to be packed: what pack.Build takes.
+// It carries no git handles; sources (package source) fill it.
+type Snapshot struct {
+	Source Source
+	// Time is the head commit's committer time, or SOURCE_DATE_EPOCH.
+	Time time.Time
+	// Files is every entry of the head tree, sorted by path.
+	Files []File
+	// Changes is the changed files of the commit, range or worktree edit, sorted
+	// by path, each with its full unified diff (pack.Build bounds it).
+	Changes []Change
+	// Commits is, for a commit or range, each commit's added lines, oldest
+	// first, for the per-commit secret scan.
+	Commits []CommitPatch
+}
+
+// CommitPatch is the lines one commit added, per file.
+type CommitPatch struct {
+	Commit string
+	Files  []AddedLines
+}
+
+// AddedLines is the lines a commit added to one file, with their line numbers
+// in the commit's version of the file.
+type AddedLines struct {
+	Path  string
+	Lines []Line
+}
+
+// Line is one numbered line of text.
+type Line struct {
+	Number int
+	Text   string
+}

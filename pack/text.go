@@ -1,0 +1,157 @@
+package pack
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/tiktoken-go/tokenizer"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// TruncationMarker is seed 000's marker between the kept head and tail.
+const TruncationMarker = "\n... [truncated] ...\n"
+
+// decode turns file bytes into UTF-8 text in the given encoding. Undecodable
+// sequences become U+FFFD (seed 000: replace).
+func decode(data []byte, enc string) (string, error) {
+	switch enc {
+	case EncUTF16LE, EncUTF16BE:
+		end := unicode.LittleEndian
+		if enc == EncUTF16BE {
+			end = unicode.BigEndian
+		}
+		out, err := unicode.UTF16(end, unicode.ExpectBOM).NewDecoder().Bytes(data)
+		if err != nil {
+			return "", fmt.Errorf("decode %s: %w", enc, err)
+		}
+		return string(out), nil
+	case EncLatin1:
+		out, err := charmap.ISO8859_1.NewDecoder().Bytes(data)
+		if err != nil {
+			return "", fmt.Errorf("decode %s: %w", enc, err)
+		}
+		return string(out), nil
+	default:
+		return strings.ToValidUTF8(string(data), "\uFFFD"), nil
+	}
+}
+
+// span is a kept byte range of the original text.
+type span struct{ start, end int }
+
+// truncate keeps the first head and last tail lines around the marker when
+// text is over maxBytes; if head and tail are still over the limit (very long
+// lines), they are cut at rune boundaries. It returns the text and the kept
+// spans of the original, so secrets found in the original can be mapped.
+func truncate(text string, maxBytes int64, head, tail int) (string, []span, bool) {
+	if int64(len(text)) <= maxBytes {
+		return text, []span{{0, len(text)}}, false
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if head+tail >= len(lines) {
+		head, tail = len(lines), 0
+	}
+	headEnd := 0
+	for _, l := range lines[:head] {
+		headEnd += len(l)
+	}
+	tailStart := len(text)
+	for i := len(lines) - 1; i >= len(lines)-tail && i >= head; i-- {
+		tailStart -= len(lines[i])
+	}
+	budget := int(maxBytes) - len(TruncationMarker)
+	if budget < 0 {
+		budget = 0
+	}
+	if headEnd+(len(text)-tailStart) > budget {
+		// Long lines: keep two thirds of the budget at the head, one third at the tail.
+		h := budget * 2 / 3
+		if h > headEnd {
+			h = headEnd
+		}
+		t := budget - h
+		if t > len(text)-tailStart {
+			t = len(text) - tailStart
+		}
+		headEnd = runeFloor(text, h)
+		tailStart = runeCeil(text, len(text)-t)
+	}
+	out := text[:headEnd] + TruncationMarker + text[tailStart:]
+	return out, []span{{0, headEnd}, {tailStart, len(text)}}, true
+}
+
+func runeFloor(s string, i int) int {
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+func runeCeil(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
+
+// mapSpan maps a byte span of the original text onto the truncated text, which
+// is the kept spans joined by the marker. Parts cut away are dropped.
+func mapSpan(kept []span, start, end int) []span {
+	var out []span
+	offset := 0
+	for i, k := range kept {
+		if i > 0 {
+			offset += len(TruncationMarker)
+		}
+		s, e := max(start, k.start), min(end, k.end)
+		if s < e {
+			out = append(out, span{offset + s - k.start, offset + e - k.start})
+		}
+		offset += k.end - k.start
+	}
+	return out
+}
+
+// countLines counts lines the way an editor shows them.
+func countLines(s string) int {
+	if s == "" {
+		return 0
+	}
+	n := strings.Count(s, "\n")
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// lineAt is the 1-based line of a byte offset.
+func lineAt(s string, off int) int {
+	if off > len(s) {
+		off = len(s)
+	}
+	return strings.Count(s[:off], "\n") + 1
+}
+
+// TokenEncoding is the tokenizer the token estimate uses.
+const TokenEncoding = "o200k_base"
+
+var (
+	codecOnce sync.Once
+	codec     tokenizer.Codec
+	codecErr  error
+)
+
+// CountTokens estimates the tokens of s with o200k_base.
+func CountTokens(s string) (int, error) {
+	codecOnce.Do(func() { codec, codecErr = tokenizer.Get(tokenizer.O200kBase) })
+	if codecErr != nil {
+		return 0, fmt.Errorf("load tokenizer: %w", codecErr)
+	}
+	return codec.Count(s)
+}

@@ -1,0 +1,266 @@
+package pack
+
+// SchemaVersion is the version of the pack JSON shape (pack.schema.json).
+const SchemaVersion = 1
+
+// FileType is seed 000's FileType.
+type FileType string
+
+const (
+	TypeText    FileType = "text"
+	TypeBinary  FileType = "binary"
+	TypeImage   FileType = "image"
+	TypeData    FileType = "data"
+	TypeUnknown FileType = "unknown"
+)
+
+// Category is seed 000's FileCategory.
+type Category string
+
+const (
+	CatConfig        Category = "config"
+	CatEntrypoint    Category = "entrypoint"
+	CatAuth          Category = "auth"
+	CatAPI           Category = "api"
+	CatDatabase      Category = "database"
+	CatTest          Category = "test"
+	CatDocumentation Category = "documentation"
+	CatBuild         Category = "build"
+	CatDependency    Category = "dependency"
+	CatSource        Category = "source"
+	CatOther         Category = "other"
+)
+
+// Reason is why a file was excluded: seed 000's ExclusionReason plus the
+// reasons a git snapshot and a policy add.
+type Reason string
+
+const (
+	ReasonCredentials   Reason = "credentials"
+	ReasonBinary        Reason = "binary"
+	ReasonSizeLimit     Reason = "size_limit"
+	ReasonPatternMatch  Reason = "pattern_match"
+	ReasonDependencyDir Reason = "dependency_dir"
+	ReasonBuildOutput   Reason = "build_output"
+	ReasonCache         Reason = "cache"
+	ReasonSymlink       Reason = "symlink"
+	ReasonSubmodule     Reason = "submodule"
+	ReasonPolicy        Reason = "policy"
+	ReasonDeleted       Reason = "deleted"
+)
+
+// Pack is a Full or Summary pack; fields a type does not use are omitted.
+// Field order here is the order of the serialized JSON.
+type Pack struct {
+	SchemaVersion int          `json:"schema_version"`
+	PackID        string       `json:"pack_id"`
+	Type          string       `json:"type"`
+	Source        Source       `json:"source"`
+	Manifest      Manifest     `json:"manifest"`
+	FileIndex     []IndexEntry `json:"file_index"`
+	Changes       []Change     `json:"changes"`
+	// Full pack: key files and the other included contents. Every included
+	// file appears exactly once across the two.
+	KeyFiles []KeyFile `json:"key_files,omitzero"`
+	Contents []Item    `json:"contents,omitzero"`
+	// Summary pack (seed 000 SummaryPack).
+	RepoSummary     *RepoSummary     `json:"repo_summary,omitzero"`
+	KeyFilesSummary []KeyFileSummary `json:"key_files_summary,omitzero"`
+	Entrypoints     []Entrypoint     `json:"entrypoints,omitzero"`
+	RiskHotspots    []RiskHotspot    `json:"risk_hotspots,omitzero"`
+	Budget          Budget           `json:"budget"`
+	Metadata        Metadata         `json:"metadata"`
+}
+
+// Source says what repository state the pack describes.
+type Source struct {
+	Repository string `json:"repository"`
+	// Kind is git or plain (a directory that is not a git repository).
+	Kind    string `json:"kind"`
+	Trigger string `json:"trigger"`
+	Head    string `json:"head,omitempty"`
+	Base    string `json:"base,omitempty"`
+	Tree    string `json:"tree,omitempty"`
+	Ref     string `json:"ref,omitempty"`
+	// Dirty is true when a worktree pack holds uncommitted changes.
+	Dirty bool `json:"dirty,omitempty"`
+}
+
+// Manifest is seed 000's Manifest.
+type Manifest struct {
+	ProjectName      string       `json:"project_name"`
+	ProjectType      string       `json:"project_type"`
+	PurposeGuess     string       `json:"purpose_guess"`
+	StructureSummary string       `json:"structure_summary"`
+	Dependencies     []Dependency `json:"dependencies"`
+	EntryPoints      []string     `json:"entry_points"`
+	BuildSystem      string       `json:"build_system,omitempty"`
+	TestFramework    string       `json:"test_framework,omitempty"`
+}
+
+// Dependency is seed 000's Dependency.
+type Dependency struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Type    string `json:"type"`
+	// Source is the manifest file that declares it.
+	Source string `json:"source"`
+}
+
+// IndexEntry is seed 000's FileIndexEntry.
+type IndexEntry struct {
+	Path            string   `json:"path"`
+	Type            FileType `json:"type"`
+	Category        Category `json:"category"`
+	SizeBytes       int64    `json:"size_bytes"`
+	Included        bool     `json:"included"`
+	ExclusionReason Reason   `json:"exclusion_reason,omitempty"`
+	// Detail says which rule excluded the file (a pattern, a limit).
+	Detail string `json:"detail,omitempty"`
+}
+
+// Change is one changed file of the commit or range.
+type Change struct {
+	Path          string `json:"path"`
+	Status        string `json:"status"`
+	OldPath       string `json:"old_path,omitempty"`
+	Added         int    `json:"added"`
+	Deleted       int    `json:"deleted"`
+	Binary        bool   `json:"binary,omitempty"`
+	Diff          string `json:"diff,omitempty"`
+	DiffTruncated bool   `json:"diff_truncated,omitempty"`
+	// DiffWithheld says why the diff is not in the pack (excluded file).
+	DiffWithheld Reason      `json:"diff_withheld,omitempty"`
+	Redactions   []Redaction `json:"redactions,omitempty"`
+}
+
+// Item is the content of one file as sent (seed 000's FileContent extended).
+type Item struct {
+	ID                string      `json:"id"`
+	Path              string      `json:"path"`
+	Role              string      `json:"role"`
+	Category          Category    `json:"category,omitempty"`
+	Importance        string      `json:"importance,omitempty"`
+	Encoding          string      `json:"encoding"`
+	Content           string      `json:"content"`
+	SHA256            string      `json:"sha256"`
+	Blob              string      `json:"blob"`
+	Truncated         bool        `json:"truncated"`
+	OriginalSizeBytes int64       `json:"original_size_bytes"`
+	Redactions        []Redaction `json:"redactions"`
+}
+
+// KeyFile is seed 000's KeyFile: an Item with a category and importance.
+type KeyFile = Item
+
+// Redaction records a replaced secret: where and which rule, never the value.
+type Redaction struct {
+	Line   int    `json:"line"`
+	RuleID string `json:"rule_id"`
+}
+
+// Roles of content items.
+const (
+	RolePrimary = "primary"
+	RoleRelated = "related"
+)
+
+// Budget says how much of the ceiling the pack uses and what was cut.
+type Budget struct {
+	MaxChars        int    `json:"max_chars"`
+	UsedChars       int    `json:"used_chars"`
+	MaxContentBytes int64  `json:"max_content_bytes"`
+	ContentBytes    int64  `json:"content_bytes"`
+	Truncated       bool   `json:"truncated"`
+	DroppedItems    int    `json:"dropped_items"`
+	EstimatedTokens int    `json:"estimated_tokens"`
+	TokenEncoding   string `json:"token_encoding"`
+}
+
+// Metadata is seed 000's PackMetadata plus the exclusion statistics and
+// encoding notes.
+type Metadata struct {
+	PackType           string         `json:"pack_type"`
+	SelectionReason    string         `json:"selection_reason"`
+	CreatedAt          string         `json:"created_at"`
+	SourceRoot         string         `json:"source_root"`
+	TotalFilesScanned  int            `json:"total_files_scanned"`
+	FilesIncluded      int            `json:"files_included"`
+	FilesExcluded      int            `json:"files_excluded"`
+	TotalContentBytes  int64          `json:"total_content_bytes"`
+	TruncationApplied  bool           `json:"truncation_applied"`
+	TruncatedFiles     int            `json:"truncated_files"`
+	ExclusionStats     ExclusionStats `json:"exclusion_stats"`
+	ExclusionsByReason map[Reason]int `json:"exclusions_by_reason"`
+	Encodings          []EncodingNote `json:"encodings"`
+	Totals             Totals         `json:"totals"`
+	DirectoryTree      *DirNode       `json:"directory_tree,omitempty"`
+	ToolVersion        string         `json:"tool_version"`
+}
+
+// ExclusionStats is seed 000's exclusion_stats.
+type ExclusionStats struct {
+	ByPattern     int `json:"by_pattern"`
+	BySize        int `json:"by_size"`
+	ByBinary      int `json:"by_binary"`
+	ByCredentials int `json:"by_credentials"`
+}
+
+// EncodingNote records a file that was not plain UTF-8.
+type EncodingNote struct {
+	Path     string `json:"path"`
+	Encoding string `json:"encoding"`
+	Note     string `json:"note"`
+}
+
+// Totals are seed 000's snapshot totals.
+type Totals struct {
+	Files       int   `json:"total_files"`
+	Directories int   `json:"total_directories"`
+	SizeBytes   int64 `json:"total_size_bytes"`
+}
+
+// DirNode is seed 000's DirectoryNode, condensed: directories only, each with
+// the number and size of the files directly in it (file_index lists the files).
+type DirNode struct {
+	Name      string     `json:"name"`
+	Path      string     `json:"path"`
+	Files     int        `json:"files"`
+	SizeBytes int64      `json:"size_bytes"`
+	Children  []*DirNode `json:"children,omitempty"`
+}
+
+// RepoSummary is seed 000's RepoSummary.
+type RepoSummary struct {
+	Description         string   `json:"description"`
+	ArchitecturePattern string   `json:"architecture_pattern"`
+	KeyTechnologies     []string `json:"key_technologies"`
+	NotablePatterns     []string `json:"notable_patterns"`
+	PotentialConcerns   []string `json:"potential_concerns"`
+}
+
+// KeyFileSummary is seed 000's KeyFileSummary.
+type KeyFileSummary struct {
+	Path         string   `json:"path"`
+	Category     Category `json:"category"`
+	Summary      string   `json:"summary"`
+	Exports      []string `json:"exports"`
+	Dependencies []string `json:"dependencies"`
+	NotableCode  []string `json:"notable_code"`
+}
+
+// Entrypoint is seed 000's EntrypointSummary.
+type Entrypoint struct {
+	Path             string   `json:"path"`
+	Type             string   `json:"type"`
+	Description      string   `json:"description"`
+	RoutesOrCommands []string `json:"routes_or_commands,omitempty"`
+}
+
+// RiskHotspot is seed 000's RiskHotspot.
+type RiskHotspot struct {
+	Path        string   `json:"path"`
+	RiskType    string   `json:"risk_type"`
+	Description string   `json:"description"`
+	Indicators  []string `json:"indicators"`
+}

@@ -1,0 +1,206 @@
+// Package pipeline runs ctxpack's stages end to end — source, policy, secret
+// scan, build, audit, record, publish — for the CLI, the hook and the Action.
+// Each caller builds a PackOptions and gets an Outcome; nothing here prints.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
+	"github.com/ctxpack/ctxpack/source"
+)
+
+// Version is the tool version stamped in packs and records (set at link time).
+var Version = "0.1.0-dev"
+
+// PackOptions say what to pack and how.
+type PackOptions struct {
+	// Dir is a directory inside the repository (or a plain directory).
+	Dir string
+	// Commit packs one commit; Base and Head pack a range; neither packs the
+	// working tree.
+	Commit string
+	Base   string
+	Head   string
+	// PolicyFile overrides Dir's .ctxpack.yml.
+	PolicyFile string
+	// Overrides applied on top of the policy (zero values leave it alone).
+	Type            string
+	Tier            string
+	Include         []string
+	Exclude         []string
+	MaxContentBytes int64
+	MaxFiles        int
+	MaxFileBytes    int64
+	SecretsAction   string
+	// Trigger overrides the source's trigger (push, pull_request, pre-push).
+	Trigger string
+}
+
+// UsageError is a problem with what was asked (exit 2), not with the run.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Outcome is everything a run produced.
+type Outcome struct {
+	Repo       *source.Repo
+	Policy     *policy.Policy
+	PolicyFile string
+	Snapshot   *pack.Snapshot
+	Result     *pack.Result
+	Scanner    *audit.Scanner
+}
+
+// LoadPolicy finds the effective policy for opts: the named file, else the
+// repository's .ctxpack.yml, else the defaults; then the overrides.
+func LoadPolicy(root string, opts PackOptions) (*policy.Policy, string, error) {
+	var pol *policy.Policy
+	var file string
+	var err error
+	if opts.PolicyFile != "" {
+		file = opts.PolicyFile
+		pol, err = policy.LoadFile(opts.PolicyFile)
+	} else {
+		pol, file, err = policy.Find(root)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if err := applyOverrides(pol, opts); err != nil {
+		return nil, "", &UsageError{err}
+	}
+	return pol, file, nil
+}
+
+func applyOverrides(pol *policy.Policy, opts PackOptions) error {
+	if opts.Type != "" {
+		switch opts.Type {
+		case policy.TypeAuto, policy.TypeFull, policy.TypeSummary:
+			pol.Pack.Type = opts.Type
+		default:
+			return fmt.Errorf("--type %q: use auto, full or summary", opts.Type)
+		}
+	}
+	if opts.Tier != "" {
+		if _, ok := policy.TierChars[opts.Tier]; !ok && opts.Tier != policy.TierNone {
+			return fmt.Errorf("--tier %q: use strong, default, cheap or none", opts.Tier)
+		}
+		pol.Pack.Tier = opts.Tier
+	}
+	for _, g := range append(append([]string{}, opts.Include...), opts.Exclude...) {
+		if err := policy.CheckGlob(g); err != nil {
+			return fmt.Errorf("--include/--exclude: %w", err)
+		}
+	}
+	pol.Pack.Include = append(pol.Pack.Include, opts.Include...)
+	pol.Pack.Exclude = append(pol.Pack.Exclude, opts.Exclude...)
+	if opts.MaxContentBytes < 0 || opts.MaxFiles < 0 || opts.MaxFileBytes < 0 {
+		return errors.New("--max-content-bytes, --max-files and --max-file-bytes must be positive")
+	}
+	if opts.MaxContentBytes > 0 {
+		pol.Limits.MaxContentBytes = opts.MaxContentBytes
+	}
+	if opts.MaxFiles > 0 {
+		pol.Limits.MaxFiles = opts.MaxFiles
+	}
+	if opts.MaxFileBytes > 0 {
+		pol.Limits.MaxFileBytes = opts.MaxFileBytes
+	}
+	if opts.SecretsAction != "" {
+		switch opts.SecretsAction {
+		case policy.ActionRedact, policy.ActionExclude, policy.ActionFail:
+			pol.Secrets.Action = opts.SecretsAction
+		default:
+			return fmt.Errorf("--secrets-action %q: use redact, exclude or fail", opts.SecretsAction)
+		}
+	}
+	return nil
+}
+
+// Snapshot opens the source named by opts.
+func Snapshot(ctx context.Context, opts PackOptions) (*source.Repo, *pack.Snapshot, error) {
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := source.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Commit != "" && (opts.Base != "" || opts.Head != "") {
+		return nil, nil, &UsageError{errors.New("--commit cannot be combined with --base/--head")}
+	}
+	if opts.Head != "" && opts.Base == "" {
+		return nil, nil, &UsageError{errors.New("--head needs --base (the range is base..head)")}
+	}
+	var snap *pack.Snapshot
+	switch {
+	case opts.Commit != "":
+		snap, err = repo.Commit(ctx, opts.Commit)
+	case opts.Base != "":
+		head := opts.Head
+		if head == "" {
+			head = "HEAD"
+		}
+		snap, err = repo.Range(ctx, opts.Base, head)
+	default:
+		snap, err = repo.Worktree(ctx)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if opts.Trigger != "" {
+		snap.Source.Trigger = opts.Trigger
+	}
+	return repo, snap, nil
+}
+
+// Pack runs source → policy → scan → build.
+func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
+	repo, snap, err := Snapshot(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	pol, file, err := LoadPolicy(repo.Root, opts)
+	if err != nil {
+		return nil, err
+	}
+	scanner, err := NewScanner(repo, pol)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pack.Build(ctx, snap, pack.Options{
+		Policy:      pol,
+		Scanner:     scanner,
+		Sensitive:   audit.SensitiveFile,
+		ToolVersion: Version,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Repo: repo, Policy: pol, PolicyFile: file, Snapshot: snap, Result: res, Scanner: scanner}, nil
+}
+
+// NewScanner builds the gitleaks scanner for a repository and policy, with
+// the scan cache under the repository's .git/ctxpack when there is one.
+func NewScanner(repo *source.Repo, pol *policy.Policy) (*audit.Scanner, error) {
+	opts := audit.ScannerOptions{RepoRoot: repo.Root}
+	if pol.Secrets.Config != "" {
+		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(pol.Secrets.Config))
+	}
+	if dir := repo.StateDir(); dir != "" {
+		opts.CacheDir = filepath.Join(dir, "scan-cache")
+	}
+	s, err := audit.NewScanner(opts)
+	if err != nil {
+		return nil, fmt.Errorf("start secret scanner: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
+)
+
+// HistoryFinding is a secret a commit of the range added.
+type HistoryFinding = pack.Finding
+
+// ScanHistory scans the lines each commit of the snapshot added, commit by
+// commit, so a secret added and later removed inside the range is found.
+// Every file is scanned, excluded or not: pushing a commit publishes it.
+func ScanHistory(ctx context.Context, s *audit.Scanner, snap *pack.Snapshot) ([]HistoryFinding, error) {
+	var out []HistoryFinding
+	for _, c := range snap.Commits {
+		for _, f := range c.Files {
+			found, err := s.ScanCommit(ctx, c.Commit, f.Path, f.Lines)
+			if err != nil {
+				return nil, fmt.Errorf("scan commit %s %s: %w", short(c.Commit), f.Path, err)
+			}
+			out = append(out, found...)
+		}
+	}
+	return out, nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+// Judge builds the verdict of a build: the independent audit of the pack
+// bytes, plus what only the build knows (secrets handled by policy, secrets in
+// the history of the range).
+func Judge(ctx context.Context, out *Outcome, history []HistoryFinding, historyErr error) (*audit.Verdict, error) {
+	v, err := audit.Pack(ctx, out.Result.JSON, audit.Input{
+		Policy:    out.Policy,
+		Scanner:   out.Scanner,
+		Sensitive: audit.SensitiveFile,
+		Snapshot:  out.Snapshot,
+	})
+	if err != nil {
+		return nil, err
+	}
+	pol := out.Policy
+	introduced := map[string]bool{}
+	for _, f := range history {
+		introduced[f.Path+"\x00"+f.RuleID] = true
+		c := audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInHistory,
+			Message: fmt.Sprintf("commit %s adds a secret at %s:%d (rule %s)", short(f.Commit), f.Path, f.StartLine, f.RuleID),
+			Details: map[string]any{"commit": f.Commit, "path": f.Path, "line": f.StartLine, "rule_id": f.RuleID, "fingerprint": f.Fingerprint}}
+		if pol.Secrets.History == "fail" && pol.FailsOn(policy.FailSecretInHistory) {
+			v.Fail(c)
+		} else {
+			v.Warn(c)
+		}
+	}
+	if historyErr != nil {
+		v.Fail(audit.Check{Kind: audit.KindInternal, Code: audit.CodeInternal,
+			Message: "the per-commit secret scan could not run: " + historyErr.Error()})
+	}
+	for _, e := range out.Result.Secrets {
+		details := map[string]any{"path": e.Path, "line": e.StartLine, "rule_id": e.RuleID, "where": e.Where, "action": e.Action}
+		switch {
+		case e.Action == pack.SecretFailed:
+			v.Fail(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretPolicyFail,
+				Message: fmt.Sprintf("secret in %s %s:%d (rule %s); secrets.action is fail, so the file was kept out", e.Where, e.Path, e.StartLine, e.RuleID),
+				Details: details})
+		case !introduced[e.Path+"\x00"+e.RuleID]:
+			v.Warn(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInContext,
+				Message: fmt.Sprintf("secret in %s %s:%d (rule %s) was %s", e.Where, e.Path, e.StartLine, e.RuleID, e.Action),
+				Details: details})
+		}
+	}
+	v.Sort()
+	return v, nil
+}

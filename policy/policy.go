@@ -1,0 +1,327 @@
+// Package policy loads and normalizes the repository's egress and size policy
+// (.ctxpack.yml). Loading is strict: an unknown key, a wrong type or a bad glob
+// is an error naming the key and its line, never a silent default.
+package policy
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the policy file looked up at the repository root.
+const FileName = ".ctxpack.yml"
+
+// Pack types and tiers accepted by the policy and the CLI.
+const (
+	TypeAuto    = "auto"
+	TypeFull    = "full"
+	TypeSummary = "summary"
+
+	TierNone    = "none"
+	TierStrong  = "strong"
+	TierDefault = "default"
+	TierCheap   = "cheap"
+)
+
+// Secret actions.
+const (
+	ActionRedact  = "redact"
+	ActionExclude = "exclude"
+	ActionFail    = "fail"
+)
+
+// Fail-on conditions.
+const (
+	FailSecretUnredacted = "secret_unredacted"
+	FailSecretInHistory  = "secret_in_history"
+	FailForbiddenContent = "forbidden_content"
+	FailOverLimit        = "over_limit"
+)
+
+// TierChars is the ceiling, in characters of the serialized pack, of each tier (seed 004).
+var TierChars = map[string]int{TierStrong: 120000, TierDefault: 60000, TierCheap: 25000}
+
+// Policy is the effective policy. Field order is the normalized order used for
+// its digest.
+type Policy struct {
+	Version int      `yaml:"version" json:"version"`
+	Pack    Pack     `yaml:"pack" json:"pack"`
+	Limits  Limits   `yaml:"limits" json:"limits"`
+	Secrets Secrets  `yaml:"secrets" json:"secrets"`
+	Egress  Egress   `yaml:"egress" json:"egress"`
+	FailOn  []string `yaml:"fail_on" json:"fail_on"`
+}
+
+// Pack selects the pack type and filters files.
+type Pack struct {
+	Type    string   `yaml:"type" json:"type"`
+	Tier    string   `yaml:"tier" json:"tier"`
+	Include []string `yaml:"include" json:"include"`
+	Exclude []string `yaml:"exclude" json:"exclude"`
+}
+
+// Limits bounds the pack (seed 000 defaults).
+type Limits struct {
+	MaxContentBytes   int64 `yaml:"max_content_bytes" json:"max_content_bytes"`
+	MaxFiles          int   `yaml:"max_files" json:"max_files"`
+	MaxFileBytes      int64 `yaml:"max_file_bytes" json:"max_file_bytes"`
+	PreserveHeadLines int   `yaml:"preserve_head_lines" json:"preserve_head_lines"`
+	PreserveTailLines int   `yaml:"preserve_tail_lines" json:"preserve_tail_lines"`
+}
+
+// Secrets says what to do with a secret found in what would leave.
+type Secrets struct {
+	Action string `yaml:"action" json:"action"`
+	// Config is a gitleaks config file relative to the repository root; empty
+	// means .gitleaks.toml when present.
+	Config string `yaml:"config" json:"config"`
+	// History is what a secret introduced by a commit of the range does to the
+	// verdict: fail (default) or warn.
+	History string `yaml:"history" json:"history"`
+}
+
+// Egress says where the pack may go and what must never leave.
+type Egress struct {
+	Destinations []Destination `yaml:"destinations" json:"destinations"`
+	Forbid       []string      `yaml:"forbid" json:"forbid"`
+}
+
+// Destination is a provider the pack may be sent to, with its limits (0 = none).
+type Destination struct {
+	Name      string `yaml:"name" json:"name"`
+	MaxChars  int    `yaml:"max_chars" json:"max_chars"`
+	MaxTokens int    `yaml:"max_tokens" json:"max_tokens"`
+}
+
+// Default returns the built-in policy used when no file is present.
+func Default() *Policy {
+	return &Policy{
+		Version: 1,
+		Pack:    Pack{Type: TypeAuto, Tier: TierNone, Include: []string{}, Exclude: []string{}},
+		Limits: Limits{
+			MaxContentBytes:   512000,
+			MaxFiles:          200,
+			MaxFileBytes:      50000,
+			PreserveHeadLines: 100,
+			PreserveTailLines: 50,
+		},
+		Secrets: Secrets{Action: ActionRedact, History: "fail"},
+		Egress:  Egress{Destinations: []Destination{}, Forbid: []string{}},
+		FailOn:  []string{FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit},
+	}
+}
+
+// Error is a policy error that names the file, the key and the line.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		fmt.Fprintf(&b, ": key %q", e.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// LoadFile reads a policy file. A missing file is an error; use Find for the
+// "defaults when absent" behaviour.
+func LoadFile(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Find loads root/.ctxpack.yml when present and the defaults otherwise. The
+// second result is the file used ("" for the defaults).
+func Find(root string) (*Policy, string, error) {
+	path := root + "/" + FileName
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Default(), "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("read policy: %w", err)
+	}
+	p, err := Parse(path, data)
+	return p, path, err
+}
+
+// Parse decodes a policy document strictly over the defaults and validates it.
+func Parse(name string, data []byte) (*Policy, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	p := Default()
+	if len(doc.Content) == 0 { // empty file: defaults
+		return p, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: root.Line, Msg: "the policy must be a mapping of keys (version, pack, limits, secrets, egress, fail_on)"}
+	}
+	if err := checkKeys(name, "", root, fieldsOf[Policy]()); err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
+		return nil, typeError(name, root, err)
+	}
+	if err := p.validate(name, root); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Policy) validate(name string, root *yaml.Node) error {
+	bad := func(key, msg string) error {
+		return &Error{File: name, Line: lineOf(root, key), Key: key, Msg: msg}
+	}
+	if p.Version != 1 {
+		return bad("version", fmt.Sprintf("unsupported version %d; this ctxpack reads version 1", p.Version))
+	}
+	if !oneOf(p.Pack.Type, TypeAuto, TypeFull, TypeSummary) {
+		return bad("pack.type", fmt.Sprintf("%q is not a pack type; use auto, full or summary", p.Pack.Type))
+	}
+	if p.Pack.Tier == "" {
+		p.Pack.Tier = TierNone
+	}
+	if _, ok := TierChars[p.Pack.Tier]; !ok && p.Pack.Tier != TierNone {
+		return bad("pack.tier", fmt.Sprintf("%q is not a tier; use none, strong, default or cheap", p.Pack.Tier))
+	}
+	for _, g := range []struct {
+		key   string
+		globs []string
+	}{{"pack.include", p.Pack.Include}, {"pack.exclude", p.Pack.Exclude}, {"egress.forbid", p.Egress.Forbid}} {
+		for i, glob := range g.globs {
+			if err := CheckGlob(glob); err != nil {
+				return &Error{File: name, Line: seqLine(root, g.key, i), Key: fmt.Sprintf("%s[%d]", g.key, i), Msg: err.Error()}
+			}
+		}
+	}
+	l := p.Limits
+	if l.MaxContentBytes <= 0 {
+		return bad("limits.max_content_bytes", "must be a positive number of bytes")
+	}
+	if l.MaxFiles <= 0 {
+		return bad("limits.max_files", "must be a positive number of files")
+	}
+	if l.MaxFileBytes <= 0 {
+		return bad("limits.max_file_bytes", "must be a positive number of bytes")
+	}
+	if l.PreserveHeadLines < 0 || l.PreserveTailLines < 0 {
+		return bad("limits.preserve_head_lines", "head and tail line counts must not be negative")
+	}
+	if !oneOf(p.Secrets.Action, ActionRedact, ActionExclude, ActionFail) {
+		return bad("secrets.action", fmt.Sprintf("%q is not a secret action; use redact, exclude or fail", p.Secrets.Action))
+	}
+	if p.Secrets.History == "" {
+		p.Secrets.History = "fail"
+	}
+	if !oneOf(p.Secrets.History, "fail", "warn") {
+		return bad("secrets.history", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.History))
+	}
+	seen := map[string]bool{}
+	for i, d := range p.Egress.Destinations {
+		key := fmt.Sprintf("egress.destinations[%d]", i)
+		if d.Name == "" {
+			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key + ".name", Msg: "a destination needs a name"}
+		}
+		if seen[d.Name] {
+			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key + ".name", Msg: fmt.Sprintf("destination %q is listed twice", d.Name)}
+		}
+		seen[d.Name] = true
+		if d.MaxChars < 0 || d.MaxTokens < 0 {
+			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key, Msg: "limits must not be negative"}
+		}
+	}
+	for i, f := range p.FailOn {
+		if !oneOf(f, FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit) {
+			return &Error{File: name, Line: seqLine(root, "fail_on", i), Key: fmt.Sprintf("fail_on[%d]", i),
+				Msg: fmt.Sprintf("%q is not a condition; use secret_unredacted, secret_in_history, forbidden_content or over_limit", f)}
+		}
+	}
+	return nil
+}
+
+// CheckGlob reports whether a doublestar glob is well formed.
+func CheckGlob(glob string) error {
+	if strings.TrimSpace(glob) == "" {
+		return errors.New("empty glob")
+	}
+	if !doublestar.ValidatePattern(glob) {
+		return fmt.Errorf("bad glob %q (check brackets and braces)", glob)
+	}
+	return nil
+}
+
+// FailsOn reports whether the policy turns a condition into a failing verdict.
+func (p *Policy) FailsOn(cond string) bool {
+	for _, f := range p.FailOn {
+		if f == cond {
+			return true
+		}
+	}
+	return false
+}
+
+// TierLimit is the tier's character ceiling, 0 when no tier is set.
+func (p *Policy) TierLimit() int { return TierChars[p.Pack.Tier] }
+
+// Normalized is the canonical JSON form the digest is taken of.
+func (p *Policy) Normalized() []byte {
+	b, err := json.Marshal(p)
+	if err != nil { // a Policy always marshals
+		panic(err)
+	}
+	return b
+}
+
+// Digest is the sha256 of the normalized policy, as "sha256:<hex>".
+func (p *Policy) Digest() string {
+	sum := sha256.Sum256(p.Normalized())
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// YAML renders the effective policy.
+func (p *Policy) YAML() []byte {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+func oneOf(s string, opts ...string) bool {
+	for _, o := range opts {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}

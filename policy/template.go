@@ -1,0 +1,32 @@
+package policy
+
+// Template is the commented default policy `ctxpack init` writes. Parsing it
+// gives exactly Default() (a test keeps them in step).
+const Template = `# ctxpack policy: what may leave this repository in a context pack.
+# Every key is optional; absent keys take the defaults shown here.
+version: 1
+
+pack:
+  type: auto        # auto | full | summary
+  tier: none        # none | strong (120,000 chars) | default (60,000) | cheap (25,000)
+  include: []       # only pack files matching these globs (doublestar syntax)
+  exclude: []       # never pack files matching these globs
+
+limits:
+  max_content_bytes: 512000   # content and diffs, in bytes
+  max_files: 200              # files with content in a full pack
+  max_file_bytes: 50000       # larger files keep their head and tail lines
+  preserve_head_lines: 100
+  preserve_tail_lines: 50
+
+secrets:
+  action: redact    # redact (replace with [REDACTED:<rule>]) | exclude (drop the file) | fail
+  config: ""        # gitleaks config; "" uses .gitleaks.toml when present
+  history: fail     # a secret added by a commit of the range: fail | warn
+
+egress:
+  destinations: []  # e.g. [{name: openai, max_tokens: 128000}, {name: internal, max_chars: 400000}]
+  forbid: []        # globs whose content must never leave; their change is still listed
+
+fail_on: [secret_unredacted, secret_in_history, forbidden_content, over_limit]
+`

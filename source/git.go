@@ -1,0 +1,372 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Commit snapshots one commit against its first parent (the empty tree for a
+// root commit).
+func (r *Repo) Commit(ctx context.Context, rev string) (*pack.Snapshot, error) {
+	h, err := r.Resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	c, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	var base *object.Commit
+	if c.NumParents() > 0 {
+		if base, err = r.commit(c.ParentHashes[0]); err != nil {
+			return nil, err
+		}
+	}
+	snap, err := r.treeSnapshot(ctx, base, c, []*object.Commit{c})
+	if err != nil {
+		return nil, err
+	}
+	snap.Source.Trigger = "commit"
+	snap.Source.Ref = rev
+	return snap, nil
+}
+
+// Range snapshots head against the merge base of base and head (what a pull
+// request shows), with every commit reachable from head and not from base.
+func (r *Repo) Range(ctx context.Context, baseRev, headRev string) (*pack.Snapshot, error) {
+	bh, err := r.Resolve(baseRev)
+	if err != nil {
+		return nil, err
+	}
+	hh, err := r.Resolve(headRev)
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.commit(hh)
+	if err != nil {
+		return nil, err
+	}
+	base, err := r.commit(bh)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	mbs, err := head.MergeBase(base)
+	r.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("merge base of %s and %s: %w", baseRev, headRev, err)
+	}
+	var from *object.Commit
+	if len(mbs) > 0 {
+		sort.Slice(mbs, func(i, j int) bool { return mbs[i].Hash.String() < mbs[j].Hash.String() })
+		from = mbs[0]
+	}
+	commits, err := r.commitsBetween(ctx, bh, hh)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := r.treeSnapshot(ctx, from, head, commits)
+	if err != nil {
+		return nil, err
+	}
+	snap.Source.Trigger = "range"
+	snap.Source.Ref = headRev
+	if from == nil { // unrelated histories: the whole head tree is the change
+		snap.Source.Base = bh.String()
+	}
+	return snap, nil
+}
+
+func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := r.git.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	return c, nil
+}
+
+// treeSnapshot lists head's tree, diffs it against base's, and collects each
+// listed commit's added lines.
+func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit) (*pack.Snapshot, error) {
+	r.mu.Lock()
+	headTree, err := head.Tree()
+	r.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
+	}
+	t, err := epoch(head.Committer.When)
+	if err != nil {
+		return nil, err
+	}
+	snap := &pack.Snapshot{
+		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: headTree.Hash.String()},
+		Time:   t,
+	}
+	if snap.Files, err = r.treeFiles(ctx, headTree); err != nil {
+		return nil, err
+	}
+	var baseTree *object.Tree
+	if base != nil {
+		snap.Source.Base = base.Hash.String()
+		r.mu.Lock()
+		baseTree, err = base.Tree()
+		r.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("read tree of %s: %w", base.Hash, err)
+		}
+	}
+	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
+		return nil, err
+	}
+	for _, c := range commits {
+		if c.NumParents() > 1 {
+			continue // a merge adds nothing its parents did not; they are listed themselves
+		}
+		var parentTree *object.Tree
+		if c.NumParents() == 1 {
+			p, err := r.commit(c.ParentHashes[0])
+			if err != nil {
+				return nil, err
+			}
+			r.mu.Lock()
+			parentTree, err = p.Tree()
+			r.mu.Unlock()
+			if err != nil {
+				return nil, fmt.Errorf("read tree of %s: %w", p.Hash, err)
+			}
+		}
+		r.mu.Lock()
+		tree, err := c.Tree()
+		r.mu.Unlock()
+		if err != nil {
+			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
+		}
+		_, added, err := r.treeChanges(ctx, parentTree, tree)
+		if err != nil {
+			return nil, err
+		}
+		snap.Commits = append(snap.Commits, pack.CommitPatch{Commit: c.Hash.String(), Files: added})
+	}
+	return snap, nil
+}
+
+// treeFiles lists every entry of a tree, recursively, with lazy readers.
+func (r *Repo) treeFiles(ctx context.Context, tree *object.Tree) ([]pack.File, error) {
+	var files []pack.File
+	r.mu.Lock()
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			r.mu.Unlock()
+			return nil, err
+		}
+		name, entry, err := walker.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			r.mu.Unlock()
+			return nil, fmt.Errorf("walk tree %s: %w", tree.Hash, err)
+		}
+		if entry.Mode == filemode.Dir {
+			continue
+		}
+		f := pack.File{Path: name, Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
+		if entry.Mode != filemode.Submodule {
+			if size, err := tree.Size(name); err == nil {
+				f.Size = size
+			}
+		}
+		if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
+			f.Read = r.blobReader(entry.Hash)
+		}
+		files = append(files, f)
+	}
+	r.mu.Unlock()
+	sortFiles(files)
+	return files, nil
+}
+
+func modeOf(m filemode.FileMode) pack.Mode {
+	switch m {
+	case filemode.Executable:
+		return pack.ModeExecutable
+	case filemode.Symlink:
+		return pack.ModeSymlink
+	case filemode.Submodule:
+		return pack.ModeSubmodule
+	default:
+		return pack.ModeRegular
+	}
+}
+
+func (r *Repo) blobReader(h plumbing.Hash) func(context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return r.readBlob(h)
+	}
+}
+
+func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, err := r.git.BlobObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	rd, err := b.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return data, nil
+}
+
+// treeChanges diffs two trees (from may be nil: everything is added), with
+// rename detection, and returns the changes and the lines each change added.
+func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
+	r.mu.Lock()
+	changes, err := object.DiffTreeWithOptions(ctx, from, to, object.DefaultDiffTreeOptions)
+	r.mu.Unlock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("diff trees: %w", err)
+	}
+	var out []pack.Change
+	var added []pack.AddedLines
+	for _, c := range changes {
+		fromSide, err := r.side(c.From)
+		if err != nil {
+			return nil, nil, err
+		}
+		toSide, err := r.side(c.To)
+		if err != nil {
+			return nil, nil, err
+		}
+		ch, lines := fileDiff(fromSide, toSide)
+		out = append(out, ch)
+		if len(lines) > 0 {
+			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})
+		}
+	}
+	sortChanges(out)
+	sort.Slice(added, func(i, j int) bool { return added[i].Path < added[j].Path })
+	return out, added, nil
+}
+
+func (r *Repo) side(e object.ChangeEntry) (*side, error) {
+	if e.Name == "" {
+		return nil, nil
+	}
+	s := &side{path: e.Name, mode: e.TreeEntry.Mode, hash: e.TreeEntry.Hash}
+	if e.TreeEntry.Mode == filemode.Submodule {
+		s.data = []byte("Subproject commit " + e.TreeEntry.Hash.String() + "\n")
+		return s, nil
+	}
+	data, err := r.readBlob(e.TreeEntry.Hash)
+	if err != nil {
+		return nil, err
+	}
+	s.data = data
+	return s, nil
+}
+
+// commitsBetween lists the commits reachable from head and not from base,
+// parents before children (oldest first), ties by committer time then hash.
+func (r *Repo) commitsBetween(ctx context.Context, base, head plumbing.Hash) ([]*object.Commit, error) {
+	excluded, err := r.ancestors(ctx, base, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.topo(ctx, head, excluded)
+}
+
+// ancestors returns every commit reachable from start (inclusive).
+func (r *Repo) ancestors(ctx context.Context, start plumbing.Hash, stop map[plumbing.Hash]bool) (map[plumbing.Hash]*object.Commit, error) {
+	seen := map[plumbing.Hash]*object.Commit{}
+	stack := []plumbing.Hash{start}
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if _, ok := seen[h]; ok || stop[h] {
+			continue
+		}
+		c, err := r.commit(h)
+		if err != nil {
+			if errors.Is(err, plumbing.ErrObjectNotFound) {
+				continue // shallow clone boundary
+			}
+			return nil, err
+		}
+		seen[h] = c
+		stack = append(stack, c.ParentHashes...)
+	}
+	return seen, nil
+}
+
+func (r *Repo) topo(ctx context.Context, head plumbing.Hash, excluded map[plumbing.Hash]*object.Commit) ([]*object.Commit, error) {
+	stop := make(map[plumbing.Hash]bool, len(excluded))
+	for h := range excluded {
+		stop[h] = true
+	}
+	set, err := r.ancestors(ctx, head, stop)
+	if err != nil {
+		return nil, err
+	}
+	// Kahn's algorithm over parent edges inside the set.
+	children := map[plumbing.Hash][]plumbing.Hash{}
+	pending := map[plumbing.Hash]int{}
+	for h, c := range set {
+		for _, p := range c.ParentHashes {
+			if _, ok := set[p]; ok {
+				pending[h]++
+				children[p] = append(children[p], h)
+			}
+		}
+	}
+	var ready []*object.Commit
+	for h, c := range set {
+		if pending[h] == 0 {
+			ready = append(ready, c)
+		}
+	}
+	var out []*object.Commit
+	for len(ready) > 0 {
+		sort.Slice(ready, func(i, j int) bool {
+			a, b := ready[i], ready[j]
+			if !a.Committer.When.Equal(b.Committer.When) {
+				return a.Committer.When.Before(b.Committer.When)
+			}
+			return a.Hash.String() < b.Hash.String()
+		})
+		c := ready[0]
+		ready = ready[1:]
+		out = append(out, c)
+		for _, ch := range children[c.Hash] {
+			pending[ch]--
+			if pending[ch] == 0 {
+				ready = append(ready, set[ch])
+			}
+		}
+	}
+	return out, nil
+}
