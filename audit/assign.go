@@ -74,8 +74,9 @@ type fileSyntax struct {
 	// unquoted: an unquoted value is a literal (config files, shell, docs);
 	// false for source code, JSON and XML, where it is an expression.
 	unquoted bool
-	// shell: an unquoted value ends at whitespace (sh, .env, Dockerfile).
-	shell bool
+	// word: an unquoted value ends at whitespace (sh, .env, Dockerfile,
+	// prose documents).
+	word bool
 }
 
 var sourceExts = map[string]bool{
@@ -98,6 +99,11 @@ var sourceExts = map[string]bool{
 	"jinja2": true, "tmpl": true, "tpl": true, "gotmpl": true, "liquid": true,
 }
 
+var docExts = map[string]bool{
+	"md": true, "markdown": true, "mdx": true, "rst": true, "txt": true, "adoc": true,
+	"asciidoc": true, "textile": true, "org": true, "rdoc": true,
+}
+
 var shellExts = map[string]bool{
 	"sh": true, "bash": true, "zsh": true, "ksh": true, "fish": true, "env": true,
 	"envrc": true, "bat": true, "cmd": true,
@@ -113,9 +119,9 @@ func syntaxOf(filePath string) fileSyntax {
 		if ext != "" && sourceExts[ext] {
 			return fileSyntax{}
 		}
-		return fileSyntax{unquoted: true, shell: true}
-	case shellExts[ext]:
-		return fileSyntax{unquoted: true, shell: true}
+		return fileSyntax{unquoted: true, word: true}
+	case shellExts[ext], docExts[ext]:
+		return fileSyntax{unquoted: true, word: true}
 	case sourceExts[ext]:
 		return fileSyntax{}
 	}
@@ -137,7 +143,7 @@ var (
 	// key <sep> "quoted": source code, json, yaml, toml, ini, php arrays,
 	// xml attributes, shell.
 	reQuoted = regexp.MustCompile(`(?:^|[^\w.\-$@])["'` + "`" + `]?(` + keyChars + `)["'` + "`" + `]?\]?` +
-		`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+[A-Za-z_][\w.\[\]]*)?` + // type: `: str`, `: String`, Go `string`
+		`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+([A-Za-z_][\w.\[\]]*))?` + // `: str`, `: String`; `string` (Go) or the name after a type (Java)
 		`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?(` + qDouble + `|` + qSingle + `|` + qBack + `)`)
 	// key <sep> unquoted value (config files only); the value is read in code.
 	reUnquotedKey = regexp.MustCompile(`(?:^|[^\w.\-$@/])["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
@@ -233,9 +239,27 @@ func splitKey(key string) []string {
 
 // lineMayHaveCredential is a cheap prefilter.
 func lineMayHaveCredential(lower string) bool {
-	return strings.Contains(lower, "pass") || strings.Contains(lower, "pwd") ||
+	if strings.Contains(lower, "pass") || strings.Contains(lower, "pwd") ||
 		strings.Contains(lower, "secret") || strings.Contains(lower, "token") ||
-		strings.Contains(lower, "key") || strings.Contains(lower, "://")
+		(strings.Contains(lower, "://") && strings.Contains(lower, "@")) {
+		return true
+	}
+	// api key, access key, private key (secret key is covered above)
+	for i := 0; ; {
+		j := strings.Index(lower[i:], "key")
+		if j < 0 {
+			return false
+		}
+		k := i + j
+		if k > 0 && strings.IndexByte("_-. ", lower[k-1]) >= 0 {
+			k--
+		}
+		before := lower[:k]
+		if strings.HasSuffix(before, "api") || strings.HasSuffix(before, "access") || strings.HasSuffix(before, "private") {
+			return true
+		}
+		i += j + 3
+	}
 }
 
 func findAssignments(filePath, text string, li *lineIndex) []assignment {
@@ -265,7 +289,7 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 			for ve > vs && (line[ve-1] == ' ' || line[ve-1] == '\t') {
 				ve--
 			}
-			if ve <= vs || isPlaceholder(line[vs:ve]) {
+			if ve <= vs || isPlaceholder(line[vs:ve]) || isProse(line[vs:ve]) {
 				return
 			}
 			found = append(found, assignment{rule: rule, line: l, matchStart: ls + keyStart, start: ls + vs, end: ls + ve})
@@ -292,11 +316,13 @@ func appendLowerASCII(dst []byte, s string) []byte {
 func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, ve int)) {
 	// key <sep> "literal"
 	for _, m := range reQuoted.FindAllStringSubmatchIndex(line, -1) {
-		if !keyIsCredential(line[m[2]:m[3]]) {
+		// `var password string = …` names the key first, `String password
+		// = …` second.
+		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
 			continue
 		}
-		vs, ve := m[4]+1, m[5]-1 // inside the quotes
-		if strings.Contains(line[m[4]:m[5]], "${") && line[m[4]] == '`' {
+		vs, ve := m[6]+1, m[7]-1 // inside the quotes
+		if strings.Contains(line[m[6]:m[7]], "${") && line[m[6]] == '`' {
 			continue // template literal with interpolation
 		}
 		add(RulePasswordAssignment, m[2], vs, ve)
@@ -362,7 +388,7 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 		}
 	}
 	if m := reDockerEnv.FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
-		if vs, ve, ok := unquotedValue(line, m[4], fileSyntax{unquoted: true, shell: true}); ok {
+		if vs, ve, ok := unquotedValue(line, m[4], fileSyntax{unquoted: true, word: true}); ok {
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
 	}
@@ -380,12 +406,15 @@ func unquotedValue(line string, vs int, syn fileSyntax) (int, int, bool) {
 		return 0, 0, false
 	}
 	ve := len(line)
-	if syn.shell {
-		if i := strings.IndexAny(line[vs:], " \t;&|)"); i >= 0 {
+	if syn.word {
+		if i := strings.IndexAny(line[vs:], " \t;&|)`"); i >= 0 {
 			ve = vs + i
 		}
 	} else {
-		// inline comment: " #" or " ;"
+		// inline comment: " #" or " ;"; a backtick ends inline code
+		if i := strings.IndexByte(line[vs:], '`'); i >= 0 {
+			ve = vs + i
+		}
 		for i := vs + 1; i < ve; i++ {
 			if (line[i] == '#' || line[i] == ';') && (line[i-1] == ' ' || line[i-1] == '\t') {
 				ve = i
@@ -393,22 +422,17 @@ func unquotedValue(line string, vs int, syn fileSyntax) (int, int, bool) {
 			}
 		}
 	}
-	for ve > vs && (line[ve-1] == ' ' || line[ve-1] == '\t' || (!syn.shell && (line[ve-1] == ',' || line[ve-1] == ';'))) {
+	for ve > vs && (line[ve-1] == ' ' || line[ve-1] == '\t' || (!syn.word && (line[ve-1] == ',' || line[ve-1] == ';'))) {
 		ve--
 	}
 	if ve <= vs {
 		return 0, 0, false
 	}
-	v := line[vs:ve]
-	if !syn.shell && strings.ContainsAny(v, " \t") {
-		// "Enter your password", "Mot de passe": prose, not a credential.
-		if isProse(v) {
-			return 0, 0, false
-		}
-	}
 	return vs, ve, true
 }
 
+// isProse: "Enter your password", "Forgot your password?", "Mot de passe" —
+// several purely alphabetic words are a label, not a credential.
 func isProse(v string) bool {
 	words := strings.Fields(v)
 	if len(words) < 2 {

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,7 +34,13 @@ type Cache struct {
 type cacheEntry struct {
 	Format int             `json:"format"`
 	Key    string          `json:"key"`
+	Sum    string          `json:"sum"` // hex sha256 of Value, against bit rot
 	Value  json.RawMessage `json:"value"`
+}
+
+func valueSum(v []byte) string {
+	s := sha256.Sum256(v)
+	return hex.EncodeToString(s[:])
 }
 
 var cacheKeyRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -84,7 +92,7 @@ func (c *Cache) Load(key string, v any) bool {
 		return false
 	}
 	var e cacheEntry
-	if err := json.Unmarshal(b, &e); err != nil || e.Format != cacheFormat || e.Key != key || len(e.Value) == 0 {
+	if err := json.Unmarshal(b, &e); err != nil || e.Format != cacheFormat || e.Key != key || len(e.Value) == 0 || e.Sum != valueSum(e.Value) {
 		c.corrupt.Add(1)
 		c.misses.Add(1)
 		return false
@@ -107,7 +115,7 @@ func (c *Cache) Store(key string, v any) error {
 	if err != nil {
 		return fmt.Errorf("scan cache: %w", err)
 	}
-	b, err := json.Marshal(cacheEntry{Format: cacheFormat, Key: key, Value: val})
+	b, err := json.Marshal(cacheEntry{Format: cacheFormat, Key: key, Sum: valueSum(val), Value: val})
 	if err != nil {
 		return fmt.Errorf("scan cache: %w", err)
 	}

@@ -1,6 +1,3 @@
-// Package audit holds ctxpack's secret scanning (gitleaks as a library, plus
-// sensitive-file signatures and password-assignment detection), policy and
-// audit checks.
 package audit
 
 import (
@@ -148,6 +145,14 @@ func (s *Scanner) ConfigPath() string { return s.configPath }
 
 // IgnorePath is the .gitleaksignore in use, "" for none.
 func (s *Scanner) IgnorePath() string { return s.ignorePath }
+
+// CacheStats reports the scan cache's lookups; zero without a cache.
+func (s *Scanner) CacheStats() CacheStats {
+	if s.cache == nil {
+		return CacheStats{}
+	}
+	return s.cache.Stats()
+}
 
 // Scan finds secrets in content, the bytes of path that would leave the
 // repository. Lines are 1-based; Start/End are byte offsets of the secret in
@@ -405,7 +410,7 @@ func validRaw(fs []rawFinding, text string) bool {
 			}
 			continue
 		}
-		if f.Line < 1 || f.EndLine < f.Line || f.EndLine > n || f.Start == f.End {
+		if f.Line < 1 || f.EndLine < f.Line || f.EndLine > n {
 			return false
 		}
 	}
@@ -453,6 +458,10 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 		line, endLine := f.StartLine, f.EndLine
 		if line <= 0 {
 			line, endLine = 0, 0
+		} else if end > start {
+			// gitleaks leaves EndLine at StartLine when a multi-line match
+			// ends on a last line without '\n'; take the span's last line.
+			endLine = max(endLine, li.lineOf(end-1))
 		}
 		raw = append(raw, rawFinding{RuleID: f.RuleID, Line: line, EndLine: endLine, Start: start, End: end})
 	}

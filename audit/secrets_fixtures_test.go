@@ -33,7 +33,7 @@ func (g *fakeGen) str(charset string, n int) string {
 
 type fakeSecrets struct {
 	AWSKeyID, AWSSecret, GitHub, Slack, Stripe, JWT, APIKey, DBPassword string
-	RSAKey, OpenSSHKey                                                string
+	RSAKey, OpenSSHKey                                                  string
 }
 
 func makeFakeSecrets(seed uint64) fakeSecrets {

@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/ctxpack/ctxpack/policy"
 )
 
 // changes bounds, scans and redacts the diffs of the changed files, and
@@ -234,6 +232,12 @@ func (b *builder) fill(p *Pack, ordered []*entry) {
 			p.Contents = append(p.Contents, it)
 		}
 	}
+	b.fillIndex(p, contentBytes+diffBytes, truncatedFiles, dropped)
+}
+
+// fillIndex writes the file index, the metadata and the budget of p from the
+// ledger rows (included or excluded with a reason).
+func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped int) {
 	p.FileIndex = make([]IndexEntry, 0, len(b.entries))
 	stats := ExclusionStats{}
 	byReason := map[Reason]int{}
@@ -243,8 +247,8 @@ func (b *builder) fill(p *Pack, ordered []*entry) {
 		ie := e.index
 		ie.Included = e.row.Included
 		if !e.row.Included {
-			e.row.Included = false
-			e.row.Role = ""
+			// A row dropped on a later pass (fitTier) sends nothing.
+			e.row.Role, e.row.BytesSent, e.row.SHA256Sent = "", 0, ""
 			ie.ExclusionReason, ie.Detail = e.row.Reason, e.row.Detail
 			byReason[e.row.Reason]++
 			switch e.row.Reason {
@@ -272,13 +276,13 @@ func (b *builder) fill(p *Pack, ordered []*entry) {
 	tree, dirs := directoryTree(b.snap.Source.Repository, b.snap.Files)
 	p.Metadata = Metadata{
 		PackType:           p.Type,
-		SelectionReason:    b.selectionReason(),
+		SelectionReason:    b.selection.Reason,
 		CreatedAt:          b.snap.Time.UTC().Format("2006-01-02T15:04:05Z"),
 		SourceRoot:         b.snap.Source.Repository,
 		TotalFilesScanned:  len(b.entries),
 		FilesIncluded:      included,
 		FilesExcluded:      len(b.entries) - included,
-		TotalContentBytes:  contentBytes + diffBytes,
+		TotalContentBytes:  contentBytes,
 		TruncationApplied:  truncatedFiles > 0 || dropped > 0,
 		TruncatedFiles:     truncatedFiles,
 		ExclusionStats:     stats,
@@ -291,18 +295,11 @@ func (b *builder) fill(p *Pack, ordered []*entry) {
 	p.Budget = Budget{
 		MaxChars:        b.pol.TierLimit(),
 		MaxContentBytes: b.pol.Limits.MaxContentBytes,
-		ContentBytes:    contentBytes + diffBytes,
+		ContentBytes:    contentBytes,
 		Truncated:       truncatedFiles > 0 || dropped > 0,
 		DroppedItems:    dropped,
 		TokenEncoding:   TokenEncoding,
 	}
-}
-
-func (b *builder) selectionReason() string {
-	if b.pol.Pack.Type == policy.TypeFull {
-		return "full pack requested"
-	}
-	return "full pack fits the limits"
 }
 
 func encodingNote(enc string) string {

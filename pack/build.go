@@ -89,6 +89,7 @@ type entry struct {
 	index      IndexEntry
 	row        LedgerRow
 	original   string // decoded text
+	analysis   string // the whole text with secrets redacted: what extractors read
 	sent       string
 	encoding   string
 	truncated  bool
@@ -98,7 +99,9 @@ type entry struct {
 	key        bool
 }
 
-// Build turns a snapshot into a Full pack under the policy.
+// Build turns a snapshot into a Full or Summary pack under the policy: the
+// type is selected by Select (seed 000's PackSelector), and the reason is
+// recorded in metadata.selection_reason.
 func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 	if opts.Policy == nil {
 		opts.Policy = policy.Default()
@@ -120,6 +123,12 @@ type builder struct {
 	notes   []string
 	// diffBytes is the size of the diffs sent, charged to the content budget first.
 	diffBytes int64
+	// selection is the chosen pack type and why.
+	selection Selection
+	byPath    map[string]*entry
+	// facts, resolver: the language facts and import resolver (imports.go).
+	facts    map[string]*Facts
+	resolver *resolver
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
@@ -133,13 +142,18 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		}
 		b.entries = append(b.entries, e)
 	}
+	b.byPath = make(map[string]*entry, len(b.entries))
+	for _, e := range b.entries {
+		b.byPath[e.file.Path] = e
+	}
+	if b.opts.Related == nil {
+		b.opts.Related = b.relatedByImports
+	}
 	changes, diffBytes, err := b.changes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	b.diffBytes = diffBytes
-	ordered := b.prioritize()
-	b.allocate(ordered, b.pol.Limits.MaxContentBytes-diffBytes)
 
 	readable := make(map[string]bool, len(b.entries))
 	for _, e := range b.entries {
@@ -152,18 +166,50 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 
-	p := &Pack{
-		SchemaVersion: SchemaVersion,
-		Type:          policy.TypeFull,
-		Source:        b.snap.Source,
-		Manifest:      manifest,
-		Changes:       changes,
-		KeyFiles:      []KeyFile{},
-		Contents:      []Item{},
+	var full *Pack
+	var ordered []*entry
+	buildFull := func() *Pack {
+		if full == nil {
+			ordered = b.prioritize()
+			b.allocate(ordered, b.pol.Limits.MaxContentBytes-diffBytes)
+			full = &Pack{
+				SchemaVersion: SchemaVersion,
+				Type:          policy.TypeFull,
+				Source:        b.snap.Source,
+				Manifest:      manifest,
+				Changes:       changes,
+				KeyFiles:      []KeyFile{},
+				Contents:      []Item{},
+			}
+			b.fill(full, ordered)
+		}
+		return full
 	}
-	b.fill(p, ordered)
-	if err := b.fitTier(p, ordered); err != nil {
+	est := Estimate{ContentBytes: diffBytes, Chars: func() (int, error) {
+		b.selection.Reason = strings.Repeat("x", 240) // room for the final reason
+		_, chars, err := measure(buildFull())
+		return chars, err
+	}}
+	for _, e := range b.entries {
+		if e.row.Reason == "" {
+			est.ContentBytes += int64(len(e.sent))
+			est.Files++
+		}
+	}
+	if b.selection, err = Select(ConstraintsOf(b.pol), est); err != nil {
 		return nil, err
+	}
+	var p *Pack
+	if b.selection.Type == policy.TypeSummary {
+		if p, err = b.buildSummary(ctx, changes, manifest); err != nil {
+			return nil, err
+		}
+	} else {
+		p = buildFull()
+		p.Metadata.SelectionReason = b.selection.Reason
+		if err := b.fitTier(p, ordered); err != nil {
+			return nil, err
+		}
 	}
 	data, err := Finalize(p)
 	if err != nil {
@@ -259,11 +305,16 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	if err != nil {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}
-	var spans []redactSpan
+	var spans, whole []redactSpan
 	for _, f := range findings {
 		for _, s := range mapSpan(kept, f.Start, f.End) {
 			spans = append(spans, redactSpan{s.start, s.end, f.RuleID})
 		}
+		whole = append(whole, redactSpan{f.Start, f.End, f.RuleID})
+	}
+	e.analysis = e.original
+	if len(whole) > 0 {
+		e.analysis, _ = applyRedactions(e.original, whole)
 	}
 	sent, reds, err := b.redactAll(ctx, e.file.Path, text, spans)
 	if err != nil {

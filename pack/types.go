@@ -195,7 +195,10 @@ type Metadata struct {
 	Encodings          []EncodingNote `json:"encodings"`
 	Totals             Totals         `json:"totals"`
 	DirectoryTree      *DirNode       `json:"directory_tree,omitempty"`
-	ToolVersion        string         `json:"tool_version"`
+	// IndexCondensed says how a Summary pack's file index was condensed by
+	// directory to fit its limits (empty when every file has its own entry).
+	IndexCondensed string `json:"index_condensed,omitempty"`
+	ToolVersion    string `json:"tool_version"`
 }
 
 // ExclusionStats is seed 000's exclusion_stats.

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"fmt"
+	"os"
+	"path/filepath"
 
+	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pipeline"
+	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/spf13/cobra"
 )
 
@@ -12,6 +17,11 @@ type packOptions struct {
 	pipeline.PackOptions
 	worktree bool
 	output   string
+	record   string
+	attest   string
+	signKey  string
+	notes    bool
+	format   string
 }
 
 func newPackCmd(io ioStreams) *cobra.Command {
@@ -46,24 +56,88 @@ short SHA, or HEAD~N.`,
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 0, "files over this are truncated head/tail (default 50000)")
 	f.StringVar(&opts.SecretsAction, "secrets-action", "", "what to do with a secret: redact, exclude or fail")
 	f.StringVarP(&opts.output, "output", "o", "-", "write the pack to FILE atomically; - for stdout")
+	f.StringVar(&opts.record, "record", "", "write the transparency record to FILE (default <output>.record.json; none for stdout)")
+	f.StringVar(&opts.attest, "attest", "", "write the record as an in-toto statement to FILE (a signed DSSE envelope with --sign-key)")
+	f.StringVar(&opts.signKey, "sign-key", "", "ed25519 private key (PKCS#8 PEM) to sign the attestation; default $CTXPACK_SIGNING_KEY")
+	f.BoolVar(&opts.notes, "notes", false, "store the record as the head commit's note under refs/notes/ctxpack")
+	f.StringVar(&opts.format, "format", "json", "pack format: json (canonical), markdown or xml")
 	return cmd
 }
 
 func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
-	out, err := pipeline.Pack(cmd.Context(), opts.PackOptions)
+	switch opts.format {
+	case "json", "markdown", "xml":
+	default:
+		return usageErr("--format %q: use json, markdown or xml", opts.format)
+	}
+	if opts.attest != "" && opts.format != "json" {
+		return usageErr("--attest describes the canonical JSON pack: use it with --format json")
+	}
+	if opts.signKey == "" {
+		opts.signKey = os.Getenv("CTXPACK_SIGNING_KEY")
+	}
+	var key ed25519.PrivateKey
+	if opts.signKey != "" {
+		if opts.attest == "" {
+			return usageErr("--sign-key signs the attestation: add --attest FILE")
+		}
+		var err error
+		if key, err = transparency.LoadPrivateKey(opts.signKey); err != nil {
+			return fmt.Errorf("--sign-key: %w", err)
+		}
+	}
+	run, err := pipeline.Execute(cmd.Context(), opts.PackOptions)
 	if err != nil {
 		return err
 	}
-	data := out.Result.JSON
+	// The pack is written whatever the verdict: it is clean (secrets redacted
+	// or kept out); the verdict says whether the change may leave.
+	data := run.Result.JSON
+	if opts.format != "json" {
+		if data, err = transparency.Render(run.Result.Pack, opts.format); err != nil {
+			return err
+		}
+	}
 	if opts.output == "-" {
-		_, err := io.Out.Write(data)
+		if _, err := io.Out.Write(data); err != nil {
+			return err
+		}
+	} else if err := fsutil.WriteFile(opts.output, data, 0o644); err != nil {
 		return err
 	}
-	if err := fsutil.WriteFile(opts.output, data, 0o644); err != nil {
-		return err
+	recordFile := opts.record
+	if recordFile == "" && opts.output != "-" {
+		recordFile = opts.output + ".record.json"
 	}
-	p := out.Result.Pack
+	if recordFile != "" {
+		if err := fsutil.WriteFile(recordFile, run.RecordJSON, 0o644); err != nil {
+			return err
+		}
+	}
+	if opts.attest != "" {
+		name := filepath.Base(opts.output)
+		if opts.output == "-" {
+			name = "pack.json"
+		}
+		att, err := run.Attestation(name, key)
+		if err != nil {
+			return err
+		}
+		if err := fsutil.WriteFile(opts.attest, att, 0o644); err != nil {
+			return err
+		}
+	}
+	if opts.notes {
+		if err := run.WriteNote(); err != nil {
+			return err
+		}
+	}
+	p := run.Result.Pack
 	fmt.Fprintf(io.ErrOut, "%s: %s pack %s, %d files included, %d excluded, %d content bytes, ~%d tokens\n",
 		opts.output, p.Type, p.PackID, p.Metadata.FilesIncluded, p.Metadata.FilesExcluded, p.Budget.ContentBytes, p.Budget.EstimatedTokens)
+	printVerdict(ioStreams{Out: io.ErrOut}, run.Verdict)
+	if run.Verdict.Status != audit.StatusPass {
+		return &exitError{code: exitFailure, err: fmt.Errorf("verdict fail: %d check(s) failed", len(run.Verdict.Failed))}
+	}
 	return nil
 }

@@ -18,7 +18,7 @@ func newInitCmd(io ioStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Write a commented default policy (.ctxpack.yml); never overwrites",
-		Args: usageArgs(cobra.NoArgs),
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path := filepath.Join(dir, policy.FileName)
 			if _, err := os.Lstat(path); err == nil {
@@ -42,7 +42,7 @@ func newPolicyCmd(io ioStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",
 		Short: "Print the effective policy and its sha256",
-		Args: usageArgs(cobra.NoArgs),
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			repo, err := source.Open(opts.Dir)
 			if err != nil {

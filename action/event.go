@@ -1,0 +1,228 @@
+package action
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Event is the part of a GitHub webhook payload ctxpack reads
+// (GITHUB_EVENT_PATH). Unknown fields are ignored.
+type Event struct {
+	// push
+	Ref        string       `json:"ref"`
+	Before     string       `json:"before"`
+	After      string       `json:"after"`
+	Created    bool         `json:"created"`
+	Deleted    bool         `json:"deleted"`
+	BaseRef    *string      `json:"base_ref"`
+	HeadCommit *eventCommit `json:"head_commit"`
+	Commits    []eventCommit `json:"commits"`
+	// pull_request, pull_request_target
+	Action      string       `json:"action"`
+	Number      int          `json:"number"`
+	PullRequest *pullRequest `json:"pull_request"`
+	// merge_group
+	MergeGroup *mergeGroup `json:"merge_group"`
+	Repository *eventRepo  `json:"repository"`
+}
+
+type eventCommit struct {
+	ID string `json:"id"`
+}
+
+type pullRequest struct {
+	Number  int     `json:"number"`
+	HTMLURL string  `json:"html_url"`
+	Head    prRef   `json:"head"`
+	Base    prRef   `json:"base"`
+	State   string  `json:"state"`
+	Title   *string `json:"title"`
+}
+
+type prRef struct {
+	SHA  string     `json:"sha"`
+	Ref  string     `json:"ref"`
+	Repo *eventRepo `json:"repo"`
+}
+
+type mergeGroup struct {
+	HeadSHA string `json:"head_sha"`
+	BaseSHA string `json:"base_sha"`
+	HeadRef string `json:"head_ref"`
+}
+
+type eventRepo struct {
+	FullName      string `json:"full_name"`
+	DefaultBranch string `json:"default_branch"`
+}
+
+// ReadEvent reads and parses the payload at path. A missing path, an
+// unreadable file or a payload that is not a JSON object is an error.
+func ReadEvent(path string) (*Event, error) {
+	if path == "" {
+		return nil, errors.New("GITHUB_EVENT_PATH is not set: ctxpack action runs inside a GitHub Actions job, which provides the event payload")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	}
+	return ParseEvent(data)
+}
+
+// ParseEvent parses a webhook payload.
+func ParseEvent(data []byte) (*Event, error) {
+	var ev Event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return nil, fmt.Errorf("the event payload (GITHUB_EVENT_PATH) is not a JSON object: %w", err)
+	}
+	return &ev, nil
+}
+
+// Plan kinds.
+const (
+	PlanSkip      = "skip"       // nothing to pack (a deleted ref)
+	PlanRange     = "range"      // Base..Head from their merge base
+	PlanCommit    = "commit"     // Head against its first parent
+	PlanNewBranch = "new-branch" // Head against the default branch's merge base
+)
+
+// Plan says what a workflow event packs.
+type Plan struct {
+	Kind string
+	// Base and Head are commit ids from the payload (Head may be a tag
+	// object id for a tag push; it resolves to the tagged commit).
+	Base, Head string
+	// AltHead is a commit to pack instead of Head when Head is not in the
+	// checkout (a pull_request's merge commit, GITHUB_SHA).
+	AltHead string
+	// DefaultBranch is the repository's default branch (new-branch plans).
+	DefaultBranch string
+	// Ref is the pushed ref or the pull request's head branch.
+	Ref string
+	// Trigger is the pack's source trigger: push or pull_request.
+	Trigger string
+	// PR is the pull request number, 0 when none.
+	PR int
+	// Fork is true when the pull request's head is in another repository.
+	Fork bool
+	// Why says in one sentence what is packed, for the log.
+	Why string
+}
+
+// PlanFor decides what to pack for event name (GITHUB_EVENT_NAME) with its
+// payload; sha is GITHUB_SHA.
+func PlanFor(name string, ev *Event, sha string) (*Plan, error) {
+	if ev == nil {
+		return nil, errors.New("no event payload")
+	}
+	switch name {
+	case "push":
+		return planPush(ev)
+	case "pull_request", "pull_request_target":
+		return planPR(name, ev, sha)
+	case "":
+		return nil, errors.New("GITHUB_EVENT_NAME is not set: ctxpack action runs inside a GitHub Actions job")
+	}
+	// workflow_dispatch, schedule, merge_group and any other event: the
+	// commit the workflow runs on.
+	head := sha
+	if name == "merge_group" && ev.MergeGroup != nil && ev.MergeGroup.HeadSHA != "" && head == "" {
+		head = ev.MergeGroup.HeadSHA
+	}
+	if head == "" {
+		return nil, fmt.Errorf("%s event: GITHUB_SHA is not set, so there is no commit to pack", name)
+	}
+	if err := checkSHA("GITHUB_SHA", head); err != nil {
+		return nil, err
+	}
+	return &Plan{Kind: PlanCommit, Head: head, Trigger: "commit", Why: fmt.Sprintf("%s event: packing commit %s", name, short(head))}, nil
+}
+
+func planPush(ev *Event) (*Plan, error) {
+	if ev.Deleted || (isZero(ev.After) && ev.After != "") {
+		return &Plan{Kind: PlanSkip, Ref: ev.Ref, Why: "push deleted " + ev.Ref + ": nothing to pack"}, nil
+	}
+	if ev.After == "" {
+		return nil, errors.New("push event: the payload has no \"after\" commit")
+	}
+	if err := checkSHA("after", ev.After); err != nil {
+		return nil, err
+	}
+	p := &Plan{Head: ev.After, Ref: ev.Ref, Trigger: "push"}
+	if ev.Repository != nil {
+		p.DefaultBranch = ev.Repository.DefaultBranch
+	}
+	switch {
+	case strings.HasPrefix(ev.Ref, "refs/tags/"):
+		p.Kind = PlanCommit
+		p.Why = fmt.Sprintf("tag push %s: packing the tagged commit", ev.Ref)
+	case ev.Before == "" || isZero(ev.Before) || ev.Created:
+		p.Kind = PlanNewBranch
+		p.Why = fmt.Sprintf("new branch %s: packing %s against the default branch's merge base", ev.Ref, short(ev.After))
+	default:
+		if err := checkSHA("before", ev.Before); err != nil {
+			return nil, err
+		}
+		p.Kind, p.Base = PlanRange, ev.Before
+		p.Why = fmt.Sprintf("push to %s: packing %s..%s", ev.Ref, short(ev.Before), short(ev.After))
+	}
+	return p, nil
+}
+
+func planPR(name string, ev *Event, sha string) (*Plan, error) {
+	pr := ev.PullRequest
+	if pr == nil {
+		return nil, fmt.Errorf("%s event: the payload has no pull_request object", name)
+	}
+	if err := checkSHA("pull_request.base.sha", pr.Base.SHA); err != nil {
+		return nil, err
+	}
+	if err := checkSHA("pull_request.head.sha", pr.Head.SHA); err != nil {
+		return nil, err
+	}
+	number := pr.Number
+	if number == 0 {
+		number = ev.Number
+	}
+	p := &Plan{Kind: PlanRange, Base: pr.Base.SHA, Head: pr.Head.SHA, Ref: pr.Head.Ref, Trigger: "pull_request", PR: number}
+	if name == "pull_request" && sha != "" && sha != pr.Head.SHA && checkSHA("GITHUB_SHA", sha) == nil {
+		p.AltHead = sha // refs/pull/N/merge, what actions/checkout checks out
+	}
+	base := ""
+	if pr.Base.Repo != nil {
+		base = pr.Base.Repo.FullName
+	}
+	if pr.Head.Repo == nil || !strings.EqualFold(pr.Head.Repo.FullName, base) {
+		p.Fork = true
+	}
+	p.Why = fmt.Sprintf("%s #%d: packing %s..%s from their merge base", name, number, short(pr.Base.SHA), short(pr.Head.SHA))
+	return p, nil
+}
+
+// checkSHA accepts a full SHA-1 or SHA-256 commit id in hex.
+func checkSHA(field, s string) error {
+	if (len(s) != 40 && len(s) != 64) || strings.Trim(strings.ToLower(s), "0123456789abcdef") != "" {
+		return fmt.Errorf("event payload: %s %q is not a commit id", field, clip(s, 80))
+	}
+	return nil
+}
+
+func isZero(s string) bool { return s != "" && strings.Trim(s, "0") == "" }
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

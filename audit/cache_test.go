@@ -1,0 +1,248 @@
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+func cacheFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func cachedFixture() (string, []byte) {
+	f := makeFakeSecrets(41)
+	return "svc/config.yaml", []byte("db:\n  password: " + f.DBPassword + "\nstripe: " + f.Stripe + "\n" + f.RSAKey + "\n")
+}
+
+func TestCacheHitAvoidsRescan(t *testing.T) {
+	dir := t.TempDir()
+	path, content := cachedFixture()
+	ctx := context.Background()
+
+	s1, err := NewScanner(ScannerOptions{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s1.Scan(ctx, path, content)
+	if err != nil || len(first) != 3 {
+		t.Fatalf("first scan: %v:%s", err, describe(string(content), first))
+	}
+	if n := s1.scans.Load(); n != 1 {
+		t.Fatalf("scans %d", n)
+	}
+	if files := cacheFiles(t, dir); len(files) != 1 {
+		t.Fatalf("cache files %v", files)
+	}
+
+	// A new scanner (a new process) with the same cache: no scan at all.
+	s2, err := NewScanner(ScannerOptions{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		again, err := s2.Scan(ctx, path, content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(first, again) {
+			t.Fatalf("cached findings differ:\n%+v\n%+v", first, again)
+		}
+	}
+	if n := s2.scans.Load(); n != 0 {
+		t.Errorf("cache hit still scanned %d times", n)
+	}
+	if st := s2.cache.Stats(); st.Hits != 3 || st.Misses != 0 {
+		t.Errorf("stats %+v", st)
+	}
+
+	// Another path with the same bytes is another key (path allowlists and
+	// fingerprints depend on it); a changed byte is another key.
+	if _, err := s2.Scan(ctx, "other/config.yaml", content); err != nil {
+		t.Fatal(err)
+	}
+	changed := append([]byte(nil), content...)
+	changed[0] = 'D'
+	if _, err := s2.Scan(ctx, path, changed); err != nil {
+		t.Fatal(err)
+	}
+	if n := s2.scans.Load(); n != 2 {
+		t.Errorf("scans %d, want 2", n)
+	}
+
+	// .gitleaksignore is applied after the cache: adding an entry takes
+	// effect on a cache hit.
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".gitleaksignore"), fmt.Sprintf("%s:%s:%d\n", path, first[0].RuleID, first[0].StartLine))
+	s3, err := NewScanner(ScannerOptions{RepoRoot: root, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ign, _ := s3.Scan(ctx, path, content)
+	if s3.scans.Load() != 0 || !reflect.DeepEqual(ign, first[1:]) {
+		t.Errorf("ignore on cache hit: scans %d, got %+v", s3.scans.Load(), ign)
+	}
+
+	// Other rules, other key.
+	writeFile(t, filepath.Join(root, ".gitleaks.toml"), "[extend]\nuseDefault = true\n[[rules]]\nid = \"x\"\nregex = '''xyzzy[0-9]{8}'''\n")
+	s4, err := NewScanner(ScannerOptions{RepoRoot: root, CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s4.Scan(ctx, path, content); err != nil || s4.scans.Load() != 1 {
+		t.Errorf("rules change must miss: scans %d err %v", s4.scans.Load(), err)
+	}
+}
+
+func TestCacheCommitFragments(t *testing.T) {
+	dir := t.TempDir()
+	f := makeFakeSecrets(43)
+	lines := []pack.Line{{Number: 5, Text: "token = '" + f.GitHub + "'"}, {Number: 9, Text: "password = '" + f.DBPassword + "'"}}
+	s1, _ := NewScanner(ScannerOptions{CacheDir: dir})
+	a, err := s1.ScanCommit(context.Background(), "aaaa1111", "x.py", lines)
+	if err != nil || len(a) != 2 {
+		t.Fatalf("%v %+v", err, a)
+	}
+	s2, _ := NewScanner(ScannerOptions{CacheDir: dir})
+	b, _ := s2.ScanCommit(context.Background(), "aaaa1111", "x.py", lines)
+	if !reflect.DeepEqual(a, b) || s2.scans.Load() != 0 {
+		t.Errorf("commit cache: scans %d\n%+v\n%+v", s2.scans.Load(), a, b)
+	}
+}
+
+func TestCacheCorruptEntryRescans(t *testing.T) {
+	path, content := cachedFixture()
+	ctx := context.Background()
+	corruptions := []struct {
+		name   string
+		mutate func(t *testing.T, file string, b []byte) []byte
+	}{
+		{"garbage", func(t *testing.T, _ string, _ []byte) []byte { return []byte("\x00\x01not json") }},
+		{"truncated", func(t *testing.T, _ string, b []byte) []byte { return b[:len(b)/2] }},
+		{"empty", func(t *testing.T, _ string, _ []byte) []byte { return nil }},
+		{"wrong key", func(t *testing.T, _ string, b []byte) []byte {
+			other := sha256.Sum256([]byte("other"))
+			return []byte(strings.Replace(string(b), `"key":"`, `"key":"`+hex.EncodeToString(other[:])+`","x":"`, 1))
+		}},
+		{"wrong format", func(t *testing.T, _ string, b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"format":1`, `"format":99`, 1))
+		}},
+		{"span out of range", func(t *testing.T, _ string, b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"end":`, `"end":9999999`, 1))
+		}},
+		{"bit flip in value", func(t *testing.T, _ string, b []byte) []byte {
+			// still valid JSON, still in range: caught by the value checksum
+			i := strings.Index(string(b), `"start":`) + len(`"start":`)
+			d := b[i]
+			if d == '9' {
+				d = '8'
+			} else {
+				d++
+			}
+			b[i] = d
+			return b
+		}},
+	}
+	for _, c := range corruptions {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s1, _ := NewScanner(ScannerOptions{CacheDir: dir})
+			want, _ := s1.Scan(ctx, path, content)
+			files := cacheFiles(t, dir)
+			if len(files) != 1 {
+				t.Fatalf("files %v", files)
+			}
+			b, _ := os.ReadFile(files[0])
+			if err := os.WriteFile(files[0], c.mutate(t, files[0], b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s2, _ := NewScanner(ScannerOptions{CacheDir: dir})
+			got, err := s2.Scan(ctx, path, content)
+			if err != nil {
+				t.Fatalf("corrupt cache must not be an error: %v", err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("findings after corruption differ:\n%+v\n%+v", got, want)
+			}
+			if s2.scans.Load() != 1 {
+				t.Errorf("corrupt entry not rescanned (scans %d)", s2.scans.Load())
+			}
+			// The entry was rewritten and is good again.
+			s3, _ := NewScanner(ScannerOptions{CacheDir: dir})
+			if again, _ := s3.Scan(ctx, path, content); !reflect.DeepEqual(again, want) || s3.scans.Load() != 0 {
+				t.Errorf("entry not repaired (scans %d)", s3.scans.Load())
+			}
+		})
+	}
+}
+
+func TestCacheConcurrent(t *testing.T) {
+	c, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type val struct{ N []int }
+	keys := make([]string, 8)
+	for i := range keys {
+		sum := sha256.Sum256([]byte{byte(i)})
+		keys[i] = hex.EncodeToString(sum[:])
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 32; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				k := (g + i) % len(keys)
+				want := val{N: []int{k, k * k, 1000 + k}}
+				if err := c.Store(keys[k], want); err != nil {
+					t.Error(err)
+					return
+				}
+				var got val
+				if c.Load(keys[k], &got) && !reflect.DeepEqual(got, want) {
+					t.Errorf("key %d: got %+v", k, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var v val
+	if c.Load("not-a-key", &v) {
+		t.Error("bad key loaded")
+	}
+	if err := c.Store("../../etc/x", v); err == nil {
+		t.Error("bad key stored")
+	}
+	// no temp files left behind
+	err = filepath.WalkDir(c.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".tmp-") {
+			t.Errorf("temp file left: %s", p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,422 @@
+package pack
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+)
+
+// resolver maps import specifiers to files of the repository. It knows only
+// the packable files (never an excluded one) and their paths; Go module
+// paths come from go.mod files.
+type resolver struct {
+	files map[string]bool
+	// dirs maps a directory ("" for the root) to its packable files, sorted.
+	dirs map[string][]string
+	// goMods are the Go modules, longest module path first.
+	goMods []goModule
+	// suffixes maps "a/b/C.java" path suffixes to Java files.
+	suffixes map[string][]string
+	// cargo are the directories holding a Cargo.toml.
+	cargo []string
+}
+
+type goModule struct {
+	dir, path string
+}
+
+// newResolver builds a resolver over the packable files. goMod returns the
+// text of a go.mod file ("" when it cannot).
+func newResolver(paths []string, goMod func(p string) string) *resolver {
+	r := &resolver{files: make(map[string]bool, len(paths)), dirs: map[string][]string{}, suffixes: map[string][]string{}}
+	for _, p := range paths {
+		r.files[p] = true
+		d := dirOf(p)
+		r.dirs[d] = append(r.dirs[d], p)
+		base := path.Base(p)
+		switch {
+		case base == "go.mod":
+			if mp := modfile.ModulePath([]byte(goMod(p))); mp != "" {
+				r.goMods = append(r.goMods, goModule{d, mp})
+			}
+		case base == "Cargo.toml":
+			r.cargo = append(r.cargo, d)
+		case strings.HasSuffix(p, ".java"):
+			parts := strings.Split(p, "/")
+			for i := range parts {
+				suf := strings.Join(parts[i:], "/")
+				r.suffixes[suf] = append(r.suffixes[suf], p)
+			}
+		}
+	}
+	for d := range r.dirs {
+		sort.Strings(r.dirs[d])
+	}
+	sort.Slice(r.goMods, func(i, j int) bool {
+		if len(r.goMods[i].path) != len(r.goMods[j].path) {
+			return len(r.goMods[i].path) > len(r.goMods[j].path)
+		}
+		return r.goMods[i].dir < r.goMods[j].dir
+	})
+	sort.Slice(r.cargo, func(i, j int) bool { return len(r.cargo[i]) > len(r.cargo[j]) })
+	return r
+}
+
+func dirOf(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}
+
+func joinDir(dir, rel string) string {
+	if dir == "" {
+		return path.Clean(rel)
+	}
+	return path.Clean(dir + "/" + rel)
+}
+
+// unit is what an import resolves to: a Go package (a directory, key
+// "dir/") or one file (key = its path), with the files it stands for.
+type unit struct {
+	key   string
+	files []string
+}
+
+// resolve returns the in-repository units the file from imports, sorted by
+// key, once each.
+func (r *resolver) resolve(from string, f *Facts) []unit {
+	if f == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []unit
+	add := func(u unit) {
+		if u.key == "" || len(u.files) == 0 || seen[u.key] || u.key == from {
+			return
+		}
+		seen[u.key] = true
+		out = append(out, u)
+	}
+	file := func(p string) {
+		if r.files[p] && p != from {
+			add(unit{p, []string{p}})
+		}
+	}
+	for _, ref := range f.refs {
+		switch f.Lang {
+		case LangGo:
+			add(r.goPackage(ref.spec))
+		case LangJavaScript, LangTypeScript:
+			if p := r.jsFile(dirOf(from), ref.spec); p != "" {
+				file(p)
+			}
+		case LangPython:
+			for _, p := range r.pyFiles(from, ref) {
+				file(p)
+			}
+		case LangRust:
+			for _, p := range r.rustFiles(from, ref) {
+				file(p)
+			}
+		case LangJava:
+			for _, p := range r.javaFiles(ref.spec) {
+				file(p)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// goPackage resolves a Go import path through the module paths.
+func (r *resolver) goPackage(imp string) unit {
+	for _, m := range r.goMods {
+		var rel string
+		switch {
+		case imp == m.path:
+			rel = ""
+		case strings.HasPrefix(imp, m.path+"/"):
+			rel = imp[len(m.path)+1:]
+		default:
+			continue
+		}
+		dir := m.dir
+		if rel != "" {
+			dir = joinDir(m.dir, rel)
+		}
+		var files []string
+		for _, p := range r.dirs[dir] {
+			if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+				files = append(files, p)
+			}
+		}
+		key := dir + "/"
+		if dir == "" {
+			key = "./"
+		}
+		return unit{key, files}
+	}
+	return unit{}
+}
+
+var jsExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", ".vue", ".svelte", ".json"}
+
+// jsFile resolves a relative JavaScript/TypeScript specifier.
+func (r *resolver) jsFile(dir, spec string) string {
+	if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") && spec != "." && spec != ".." {
+		return ""
+	}
+	spec, _, _ = strings.Cut(spec, "?")
+	base := joinDir(dir, spec)
+	if strings.HasPrefix(base, "../") || base == ".." {
+		return ""
+	}
+	if r.files[base] {
+		return base
+	}
+	// TypeScript allows "./x.js" for x.ts.
+	for _, js := range []string{".js", ".jsx", ".mjs", ".cjs"} {
+		if strings.HasSuffix(base, js) {
+			stem := strings.TrimSuffix(base, js)
+			for _, e := range []string{".ts", ".tsx", ".mts", ".cts"} {
+				if r.files[stem+e] {
+					return stem + e
+				}
+			}
+		}
+	}
+	for _, e := range jsExts {
+		if r.files[base+e] {
+			return base + e
+		}
+	}
+	for _, e := range jsExts {
+		if p := joinDir(base, "index"+e); r.files[p] {
+			return p
+		}
+	}
+	return ""
+}
+
+// pyFiles resolves a Python import: relative imports from the file's
+// package, absolute ones from the root or src/.
+func (r *resolver) pyFiles(from string, ref importRef) []string {
+	mod := strings.TrimLeft(ref.spec, ".")
+	var bases []string
+	if ref.level > 0 {
+		d := dirOf(from)
+		for i := 1; i < ref.level; i++ {
+			if d == "" {
+				return nil
+			}
+			d = dirOf(d)
+		}
+		bases = []string{d}
+	} else {
+		bases = []string{"", "src"}
+	}
+	modPath := strings.ReplaceAll(mod, ".", "/")
+	var out []string
+	for _, b := range bases {
+		join := func(rel string) string {
+			if b == "" {
+				return rel
+			}
+			if rel == "" {
+				return b
+			}
+			return b + "/" + rel
+		}
+		found := false
+		// from pkg import sub: sub may be a module of pkg.
+		for _, n := range ref.names {
+			for _, c := range []string{join(pathJoin(modPath, n)) + ".py", join(pathJoin(modPath, n)) + "/__init__.py"} {
+				if r.files[c] {
+					out = append(out, c)
+					found = true
+				}
+			}
+		}
+		if modPath != "" {
+			for _, c := range []string{join(modPath) + ".py", join(modPath) + "/__init__.py"} {
+				if r.files[c] {
+					out = append(out, c)
+					found = true
+					break
+				}
+			}
+		} else if !found && ref.level > 0 {
+			if c := join("__init__.py"); r.files[c] {
+				out = append(out, c)
+				found = true
+			}
+		}
+		if found {
+			break
+		}
+	}
+	return out
+}
+
+func pathJoin(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "/" + b
+}
+
+// rustFiles resolves "mod x;" and crate::/super::/self:: paths.
+func (r *resolver) rustFiles(from string, ref importRef) []string {
+	dir := dirOf(from)
+	base := path.Base(from)
+	// The directory of the file's child modules.
+	modDir := dir
+	if base != "main.rs" && base != "lib.rs" && base != "mod.rs" {
+		modDir = joinDir(dir, strings.TrimSuffix(base, ".rs"))
+	}
+	try := func(d string, segs []string) string {
+		// The longest prefix of segs that names a module file.
+		for n := len(segs); n > 0; n-- {
+			rel := strings.Join(segs[:n], "/")
+			for _, c := range []string{pathJoin(d, rel) + ".rs", pathJoin(d, rel) + "/mod.rs"} {
+				c = strings.TrimPrefix(c, "/")
+				if r.files[c] {
+					return c
+				}
+			}
+		}
+		return ""
+	}
+	if ref.rustMod {
+		if p := try(modDir, []string{strings.TrimPrefix(ref.spec, "mod ")}); p != "" {
+			return []string{p}
+		}
+		return nil
+	}
+	segs := strings.Split(ref.spec, "::")
+	if len(segs) < 2 {
+		return nil
+	}
+	var root string
+	switch segs[0] {
+	case "crate":
+		root = "src"
+		for _, c := range r.cargo {
+			if c == "" || strings.HasPrefix(from, c+"/") {
+				root = pathJoin(c, "src")
+				break
+			}
+		}
+	case "self":
+		root = modDir
+	case "super":
+		root = dir
+		if base == "mod.rs" {
+			root = dirOf(dir)
+		}
+	default:
+		return nil
+	}
+	var clean []string
+	for _, s := range segs[1:] {
+		if s == "*" || s == "self" {
+			continue
+		}
+		clean = append(clean, s)
+	}
+	if p := try(root, clean); p != "" && p != from {
+		return []string{p}
+	}
+	return nil
+}
+
+// javaFiles resolves a Java import by the file path its name implies.
+func (r *resolver) javaFiles(imp string) []string {
+	parts := strings.Split(imp, ".")
+	if len(parts) < 2 {
+		return nil
+	}
+	if parts[len(parts)-1] == "*" {
+		dirSuffix := strings.Join(parts[:len(parts)-1], "/")
+		var out []string
+		for d, files := range r.dirs {
+			if d == dirSuffix || strings.HasSuffix(d, "/"+dirSuffix) {
+				for _, p := range files {
+					if strings.HasSuffix(p, ".java") {
+						out = append(out, p)
+					}
+				}
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	// a.b.C or a.b.C.member (static import): try the longest name first.
+	for n := len(parts); n >= 2; n-- {
+		if files := r.suffixes[strings.Join(parts[:n], "/")+".java"]; len(files) > 0 {
+			return files
+		}
+	}
+	return nil
+}
+
+// importGraph is the in-repository import graph of the packable files.
+type importGraph struct {
+	// out maps a file to the units it imports.
+	out map[string][]unit
+	// in maps a unit key to the (non-test) files importing it, sorted.
+	in map[string][]string
+	// units maps a unit key to its files.
+	units map[string][]string
+	edges int
+}
+
+// buildGraph resolves the imports of every file with facts.
+func buildGraph(r *resolver, paths []string, facts func(p string) *Facts) *importGraph {
+	g := &importGraph{out: map[string][]unit{}, in: map[string][]string{}, units: map[string][]string{}}
+	for _, p := range paths {
+		us := r.resolve(p, facts(p))
+		if len(us) == 0 {
+			continue
+		}
+		g.out[p] = us
+		test := isTestPath(p)
+		for _, u := range us {
+			g.units[u.key] = u.files
+			g.edges++
+			if !test {
+				g.in[u.key] = append(g.in[u.key], p)
+			}
+		}
+	}
+	for k := range g.in {
+		sort.Strings(g.in[k])
+	}
+	return g
+}
+
+// related returns the files the changed files import, in the order of the
+// changed files and, for each, of the units it imports.
+func relatedFiles(changed []string, imports func(p string) []unit) []string {
+	isChanged := make(map[string]bool, len(changed))
+	for _, c := range changed {
+		isChanged[c] = true
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range changed {
+		for _, u := range imports(c) {
+			for _, p := range u.files {
+				if !seen[p] && !isChanged[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}

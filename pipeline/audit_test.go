@@ -1,0 +1,162 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+// fakeGitHubToken builds a realistic-looking (but fake) GitHub token at run
+// time, so no token-shaped string sits in the repository.
+func fakeGitHubToken(seed int64) string {
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	r := rand.New(rand.NewSource(seed))
+	b := make([]byte, 36)
+	for i := range b {
+		b[i] = alnum[r.Intn(len(alnum))]
+	}
+	return "ghp" + "_" + string(b)
+}
+
+func repoWithChange(t *testing.T) *gittest.Repo {
+	g := gittest.New(t)
+	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	g.Write("secret/plan.md", "# internal plan\n")
+	g.Commit("base")
+	g.Write("util.go", "package main\n\nfunc util() int { return 1 }\n")
+	g.Write("secret/plan.md", "# internal plan\n\nstep two\n")
+	g.Commit("change")
+	return g
+}
+
+func writePack(t *testing.T, data []byte) string {
+	p := filepath.Join(t.TempDir(), "pack.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func codes(cs []audit.Check) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Code)
+	}
+	return strings.Join(out, ",")
+}
+
+// refinalize re-serializes an edited pack with fixed digests, as a careful
+// attacker would.
+func refinalize(t *testing.T, p *pack.Pack) []byte {
+	data, err := pack.Finalize(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestAuditCleanPackPasses(t *testing.T) {
+	g := repoWithChange(t)
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Verdict.Status != audit.StatusPass {
+		t.Fatalf("build verdict = %+v", run.Verdict)
+	}
+	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, run.Result.JSON), RepoDir: g.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Status != audit.StatusPass {
+		t.Fatalf("audit = %+v", v.Failed)
+	}
+}
+
+func TestAuditTamperedPacks(t *testing.T) {
+	g := repoWithChange(t)
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() *pack.Pack {
+		var p pack.Pack
+		if err := json.Unmarshal(run.Result.JSON, &p); err != nil {
+			t.Fatal(err)
+		}
+		return &p
+	}
+	policyFile := func(doc string) string {
+		f := filepath.Join(t.TempDir(), "policy.yml")
+		os.WriteFile(f, []byte(doc), 0o644)
+		return f
+	}
+	tests := []struct {
+		name   string
+		data   func() []byte
+		policy string
+		want   string
+	}{
+		{"edited content", func() []byte {
+			p := fresh()
+			p.Contents[0].Content += "// sneaky\n"
+			data, _ := pack.Marshal(p)
+			return data
+		}, "", audit.CodeContentMismatch},
+		{"wrong pack id", func() []byte {
+			p := fresh()
+			data := refinalize(t, p)
+			return []byte(strings.Replace(string(data), p.PackID, "pk_aaaaaaaa", 1))
+		}, "", audit.CodePackIDMismatch},
+		{"injected secret", func() []byte {
+			p := fresh()
+			p.Contents[0].Content += "const token = \"" + fakeGitHubToken(7) + "\"\n"
+			p.Contents[0].SHA256 = sha(p.Contents[0].Content)
+			return refinalize(t, p)
+		}, "", audit.CodeSecretUnredacted},
+		{"forbidden path", func() []byte { return run.Result.JSON }, "egress:\n  forbid: [\"util.go\"]\n", audit.CodeForbiddenContent},
+		{"oversize", func() []byte { return run.Result.JSON }, "limits:\n  max_content_bytes: 10\n", audit.CodeOverLimit},
+		{"over tier", func() []byte { return run.Result.JSON }, "pack: {tier: cheap}\negress:\n  destinations: [{name: tiny, max_chars: 100}]\n", audit.CodeOverDestination},
+		{"missing changed file", func() []byte {
+			p := fresh()
+			p.Changes = p.Changes[:1]
+			return refinalize(t, p)
+		}, "", audit.CodeChangeUnaccounted},
+		{"excluded path included", func() []byte {
+			p := fresh()
+			it := p.Contents[0]
+			it.Path, it.ID = ".env", ".env:1:1"
+			p.Contents = append(p.Contents, it)
+			return refinalize(t, p)
+		}, "", audit.CodeExcludedIncluded},
+		{"not json", func() []byte { return []byte("{") }, "", audit.CodeSchemaInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := AuditOptions{PackFile: writePack(t, tt.data()), RepoDir: g.Dir}
+			if tt.policy != "" {
+				opts.PolicyFile = policyFile(tt.policy)
+			}
+			v, err := Audit(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Status != audit.StatusFail || !strings.Contains(codes(v.Failed), tt.want) {
+				t.Fatalf("failed = %s; want %s", codes(v.Failed), tt.want)
+			}
+			for _, c := range v.Failed {
+				if strings.Contains(c.Message, "ghp_") {
+					t.Fatalf("a check message holds the secret: %s", c.Message)
+				}
+			}
+		})
+	}
+}

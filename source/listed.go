@@ -1,0 +1,123 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Shallow reports whether the repository is a shallow clone (git clone
+// --depth N, actions/checkout's default fetch-depth: 1): some commits' parents
+// are not in it.
+func (r *Repo) Shallow() bool {
+	if r.git == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	hs, err := r.git.Storer.Shallow()
+	return err == nil && len(hs) > 0
+}
+
+// HasCommit reports whether rev names a commit whose object is in the
+// repository.
+func (r *Repo) HasCommit(rev string) bool {
+	if r.git == nil || rev == "" {
+		return false
+	}
+	h, err := r.Resolve(rev)
+	if err != nil {
+		return false
+	}
+	_, err = r.commit(h)
+	return err == nil
+}
+
+// RangeAvailable reports whether base..head can be snapshotted from the
+// objects at hand: both commits are present and their merge base is found
+// (in a shallow clone it may lie beyond the boundary).
+func (r *Repo) RangeAvailable(baseRev, headRev string) bool {
+	if !r.HasCommit(baseRev) || !r.HasCommit(headRev) {
+		return false
+	}
+	bh, _ := r.Resolve(baseRev)
+	hh, _ := r.Resolve(headRev)
+	base, err := r.commit(bh)
+	if err != nil {
+		return false
+	}
+	head, err := r.commit(hh)
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	mbs, err := head.MergeBase(base)
+	r.mu.Unlock()
+	return err == nil && len(mbs) > 0
+}
+
+// CommitAvailable reports whether rev and its first parent (if it has one)
+// are present, so Commit can diff it.
+func (r *Repo) CommitAvailable(rev string) bool {
+	if !r.HasCommit(rev) {
+		return false
+	}
+	h, _ := r.Resolve(rev)
+	c, err := r.commit(h)
+	if err != nil {
+		return false
+	}
+	if c.NumParents() == 0 {
+		return true
+	}
+	_, err = r.commit(c.ParentHashes[0])
+	return err == nil
+}
+
+// TreeWithChanges snapshots rev's tree with a change list obtained elsewhere
+// (GitHub's API, when the base commit is not in a shallow clone). base is
+// recorded as the snapshot's base commit; it need not be present. No
+// per-commit patches are collected: the history scan cannot run, and the
+// caller must report it as skipped.
+func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []pack.Change) (*pack.Snapshot, error) {
+	if r.git == nil {
+		return nil, fmt.Errorf("revision %q: %s is not a git repository", rev, r.Root)
+	}
+	h, err := r.Resolve(rev)
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.commit(h)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	tree, err := head.Tree()
+	r.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
+	}
+	t, err := epoch(head.Committer.When)
+	if err != nil {
+		return nil, err
+	}
+	snap := &pack.Snapshot{
+		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: tree.Hash.String(), Ref: rev, Trigger: "range"},
+		Time:   t,
+	}
+	if base != "" {
+		if !plumbing.IsHash(base) {
+			return nil, errors.New("the base of a listed change set must be a full commit id")
+		}
+		snap.Source.Base = base
+	}
+	if snap.Files, err = r.treeFiles(ctx, tree); err != nil {
+		return nil, err
+	}
+	snap.Changes = append([]pack.Change(nil), changes...)
+	sortChanges(snap.Changes)
+	return snap, nil
+}

@@ -1,0 +1,348 @@
+package transparency
+
+import (
+	"fmt"
+
+	"github.com/ctxpack/ctxpack/pack/schema"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// LogEntry is one commit of `ctxpack log`.
+type LogEntry struct {
+	Commit  string `json:"commit"`
+	HasNote bool   `json:"has_note"`
+	// Digest is the digest of the note bytes (what a child's previous names).
+	Digest   string `json:"digest,omitempty"`
+	PackID   string `json:"pack_id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Verdict  string `json:"verdict,omitempty"`
+	Included int    `json:"included"`
+	Excluded int    `json:"excluded"`
+	Secrets  int    `json:"secrets"`
+	// Error says why a note that exists could not be read as a record.
+	Error string `json:"error,omitempty"`
+}
+
+// VerdictNone is the log's verdict for a record of a pack that was not audited.
+const VerdictNone = "none"
+
+// notes is a snapshot of the notes ref for walking: the index of the tip's
+// tree and a cache of blobs.
+type notes struct {
+	repo  *git.Repository
+	tip   *object.Commit
+	index map[string]plumbing.Hash
+	blobs map[plumbing.Hash][]byte
+}
+
+func loadNotes(repo *git.Repository) (*notes, error) {
+	_, tip, err := notesTip(repo)
+	if err != nil {
+		return nil, err
+	}
+	n := &notes{repo: repo, tip: tip, index: map[string]plumbing.Hash{}, blobs: map[plumbing.Hash][]byte{}}
+	if tip == nil {
+		return n, nil
+	}
+	tree, err := tip.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", NotesRef, err)
+	}
+	if n.index, err = notesIndex(repo, tree); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (n *notes) has(c plumbing.Hash) bool {
+	_, ok := n.index[c.String()]
+	return ok
+}
+
+func (n *notes) blob(h plumbing.Hash) ([]byte, error) {
+	if b, ok := n.blobs[h]; ok {
+		return b, nil
+	}
+	b, err := readBlob(n.repo, h)
+	if err != nil {
+		return nil, err
+	}
+	n.blobs[h] = b
+	return b, nil
+}
+
+func (n *notes) get(c plumbing.Hash) ([]byte, bool, error) {
+	h, ok := n.index[c.String()]
+	if !ok {
+		return nil, false, nil
+	}
+	b, err := n.blob(h)
+	return b, err == nil, err
+}
+
+// pastVersion reports whether any earlier state of the notes ref held a note
+// for c whose digest is digest. It walks the whole notes history, so it is
+// only asked when a chain link does not match.
+func (n *notes) pastVersion(c plumbing.Hash, digest string) (bool, error) {
+	if n.tip == nil {
+		return false, nil
+	}
+	seen := map[plumbing.Hash]bool{}
+	checked := map[plumbing.Hash]bool{}
+	iter := object.NewCommitPreorderIter(n.tip, seen, nil)
+	defer iter.Close()
+	found := false
+	err := iter.ForEach(func(nc *object.Commit) error {
+		tree, err := nc.Tree()
+		if err != nil {
+			return err
+		}
+		h, ok, err := findNote(n.repo, tree, c.String())
+		if err != nil || !ok || checked[h] {
+			return err
+		}
+		checked[h] = true
+		data, err := n.blob(h)
+		if err != nil {
+			return err
+		}
+		if DigestOf(data) == digest {
+			found = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
+	}
+	return found, nil
+}
+
+var errStop = fmt.Errorf("stop")
+
+// firstParent returns c's first parent, nil for a root commit.
+func firstParent(repo *git.Repository, c *object.Commit) (*object.Commit, error) {
+	if len(c.ParentHashes) == 0 {
+		return nil, nil
+	}
+	p, err := repo.CommitObject(c.ParentHashes[0])
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: parent %s: %w", c.Hash, c.ParentHashes[0], err)
+	}
+	return p, nil
+}
+
+// Log lists up to n commits (all when n <= 0) along first parents from
+// `from`, newest first, with what their notes record. Commits without a note
+// are listed with HasNote false.
+func Log(repo *git.Repository, from plumbing.Hash, n int) ([]LogEntry, error) {
+	ns, err := loadNotes(repo)
+	if err != nil {
+		return nil, fmt.Errorf("log: %w", err)
+	}
+	c, err := repo.CommitObject(from)
+	if err != nil {
+		return nil, fmt.Errorf("log: commit %s: %w", from, err)
+	}
+	out := []LogEntry{}
+	for c != nil && (n <= 0 || len(out) < n) {
+		e := LogEntry{Commit: c.Hash.String()}
+		data, ok, err := ns.get(c.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("log: %w", err)
+		}
+		if ok {
+			e.HasNote, e.Digest = true, DigestOf(data)
+			if rec, err := ParseRecord(data); err != nil {
+				e.Error = err.Error()
+			} else {
+				e.PackID, e.Type = rec.PackID, rec.ContextPackInfo.Type
+				e.Verdict = VerdictNone
+				if rec.Verdict != nil {
+					e.Verdict = rec.Verdict.Status
+				}
+				e.Included = rec.ContextPackInfo.FilesIncluded
+				e.Excluded = rec.ContextPackInfo.FilesExcluded
+				e.Secrets = len(rec.Secrets)
+			}
+		}
+		out = append(out, e)
+		if c, err = firstParent(repo, c); err != nil {
+			return nil, fmt.Errorf("log: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// Kinds of chain breaks.
+const (
+	// BreakMissingNote: a commit between noted commits has no note (its
+	// child's record names a previous record, or older commits have notes).
+	BreakMissingNote = "missing_note"
+	// BreakDigestMismatch: a record's previous is not the digest of its
+	// first parent's note, and no earlier version of that note had it.
+	BreakDigestMismatch = "digest_mismatch"
+	// BreakEditedNote: the note was changed after it was written (see Verify).
+	BreakEditedNote = "edited_note"
+	// BreakUnparsableNote: the note is not a valid record.
+	BreakUnparsableNote = "unparsable_note"
+)
+
+// Break is one break of the hash chain, at the commit it names.
+type Break struct {
+	Commit  string `json:"commit"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// ChainReport is the result of walking a chain.
+type ChainReport struct {
+	// Records is the number of notes met on the walk.
+	Records int `json:"records"`
+	// Start is the commit whose record starts the chain (empty previous and a
+	// first parent without a note), empty when the walk ended elsewhere.
+	Start  string  `json:"start,omitempty"`
+	Breaks []Break `json:"breaks"`
+}
+
+// Verify walks first parents from `from` back to the start of the record
+// chain and reports every break, newest first (see VerifyChain).
+func Verify(repo *git.Repository, from plumbing.Hash) ([]Break, error) {
+	rep, err := VerifyChain(repo, from)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Breaks, nil
+}
+
+// VerifyChain walks first parents from `from` back to the commit that starts
+// the chain: a record with an empty previous whose first parent has no note
+// (or a root commit). Commits newer than the newest note are not yet recorded
+// and are skipped. Each noted commit is checked:
+//
+//   - the note must be a record (strict JSON, known fields, the record
+//     schema), else unparsable_note;
+//   - the note must be byte for byte the canonical serialization of the
+//     record it holds, and the record's source.head must be the commit the
+//     note is attached to, else edited_note: ctxpack never writes anything
+//     else, so the note was written or edited by hand (git notes edit, a
+//     note copied to another commit);
+//   - the child's previous must equal the digest of the note bytes. When it
+//     does not, the history of the notes ref is searched: if an earlier
+//     version of this note had exactly the digest the child names, the note
+//     was replaced after the child bound it (edited_note, at this commit);
+//     otherwise the child's record is wrong (digest_mismatch, at the child).
+//     A child with an empty previous over a noted parent is a digest_mismatch.
+//
+// A commit without a note is missing_note when its child's record names a
+// previous record, or when an older commit on the walk has a note (a gap).
+// A note rewritten at the tip of the chain, with no child bound to it, cannot
+// be told from a re-run: the chain proves what later records saw, and the
+// tip is as trustworthy as its attestation.
+func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error) {
+	ns, err := loadNotes(repo)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	c, err := repo.CommitObject(from)
+	if err != nil {
+		return nil, fmt.Errorf("verify: commit %s: %w", from, err)
+	}
+	rep := &ChainReport{Breaks: []Break{}}
+	add := func(commit plumbing.Hash, kind, format string, args ...any) {
+		rep.Breaks = append(rep.Breaks, Break{Commit: commit.String(), Kind: kind, Message: fmt.Sprintf(format, args...)})
+	}
+	// claim is what the newer noted commit just above c says about c.
+	type claim struct {
+		child    plumbing.Hash
+		previous string
+		known    bool // false when the child's note is not a record
+	}
+	var cl *claim
+	var gap []plumbing.Hash // unnoted commits after a missing note
+	seen := false
+	for c != nil {
+		data, ok, err := ns.get(c.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		parent, err := firstParent(repo, c)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		if !ok {
+			switch {
+			case !seen:
+				// Newer than any record: not recorded yet.
+			case cl != nil && cl.known && cl.previous != "":
+				msg := "no note, but the record of %s names a previous record (%s)"
+				if removed, err := ns.pastVersion(c.Hash, cl.previous); err != nil {
+					return nil, fmt.Errorf("verify: %w", err)
+				} else if removed {
+					msg = "no note: it was removed from " + string(NotesRef) + " after the record of %s bound it (%s)"
+				}
+				add(c.Hash, BreakMissingNote, msg, cl.child, cl.previous)
+			default:
+				gap = append(gap, c.Hash)
+			}
+			cl = nil
+			c = parent
+			continue
+		}
+		seen = true
+		rep.Records++
+		for _, g := range gap {
+			add(g, BreakMissingNote, "no note, between commits that have one")
+		}
+		gap = nil
+		digest := DigestOf(data)
+		if cl != nil && cl.known {
+			switch {
+			case cl.previous == "":
+				add(cl.child, BreakDigestMismatch, "the record has no previous, but its first parent %s has a record (%s)", c.Hash, digest)
+			case cl.previous != digest:
+				edited, err := ns.pastVersion(c.Hash, cl.previous)
+				if err != nil {
+					return nil, fmt.Errorf("verify: %w", err)
+				}
+				if edited {
+					add(c.Hash, BreakEditedNote, "the note was replaced after the record of %s bound it: it was %s, it is %s", cl.child, cl.previous, digest)
+				} else {
+					add(cl.child, BreakDigestMismatch, "previous %s does not match the record of its first parent %s (%s)", cl.previous, c.Hash, digest)
+				}
+			}
+		}
+		rec, perr := ParseRecord(data)
+		if perr == nil {
+			if err := schema.ValidateRecord(data); err != nil {
+				perr = err
+			}
+		}
+		if perr != nil {
+			add(c.Hash, BreakUnparsableNote, "the note is not a valid record: %v", perr)
+			cl = &claim{child: c.Hash}
+			if parent == nil || !ns.has(parent.Hash) {
+				break // the chain cannot be followed further back
+			}
+			c = parent
+			continue
+		}
+		if !IsCanonical(data) {
+			add(c.Hash, BreakEditedNote, "the note is not the canonical serialization ctxpack writes: it was edited by hand")
+		} else if rec.Source.Head != "" && rec.Source.Head != c.Hash.String() {
+			add(c.Hash, BreakEditedNote, "the note is the record of commit %s, not of this commit", rec.Source.Head)
+		}
+		cl = &claim{child: c.Hash, previous: rec.Previous, known: true}
+		if rec.Previous == "" && (parent == nil || !ns.has(parent.Hash)) {
+			rep.Start = c.Hash.String()
+			break
+		}
+		if rec.Previous != "" && parent == nil {
+			add(c.Hash, BreakDigestMismatch, "previous %s is set, but the commit has no parent", rec.Previous)
+		}
+		c = parent
+	}
+	return rep, nil
+}
