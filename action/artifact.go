@@ -146,6 +146,24 @@ func isGHES(serverURL string) bool {
 	return h != "GITHUB.COM" && !strings.HasSuffix(h, ".GHE.COM") && !strings.HasSuffix(h, ".LOCALHOST")
 }
 
+// TwirpError is a refusal of the artifact service.
+type TwirpError struct {
+	Method string
+	Status int
+	Msg    string
+}
+
+func (e *TwirpError) Error() string {
+	s := fmt.Sprintf("%s: HTTP %d", e.Method, e.Status)
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	if e.Status == http.StatusConflict {
+		s += " (an artifact of this name already exists in this workflow run: set a distinct artifact-name, e.g. per matrix job)"
+	}
+	return s
+}
+
 // UsageError is the service's storage quota refusal.
 type UsageError struct{ Msg string }
 
@@ -261,16 +279,16 @@ func (c *ArtifactClient) twirp(ctx context.Context, method string, req map[strin
 			return nil
 		}
 		msg, _ := stringField(m, "msg")
-		e := fmt.Errorf("HTTP %d %s", res.StatusCode, redactText(clip(oneLine(msg), 300)))
+		e := &TwirpError{Method: method, Status: res.StatusCode, Msg: redactText(clip(oneLine(msg), 300))}
 		switch res.StatusCode {
 		case http.StatusTooManyRequests, http.StatusInternalServerError, http.StatusBadGateway,
 			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return retryErr(e)
 		}
 		if strings.Contains(strings.ToLower(msg), "insufficient usage") {
-			return &UsageError{Msg: redactText(clip(oneLine(msg), 300))}
+			return &UsageError{Msg: e.Msg}
 		}
-		return fmt.Errorf("%s: %w", method, e)
+		return e
 	})
 	return out, err
 }

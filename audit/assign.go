@@ -22,7 +22,7 @@ const (
 
 // assignRulesVersion changes whenever the assignment rules change, so cached
 // results and the rules digest change with them.
-const assignRulesVersion = "2"
+const assignRulesVersion = "3"
 
 // FindAssignments finds credentials assigned literal values in content:
 // keys named like password, passwd, pwd, pass, passphrase, secret, token,
@@ -289,7 +289,7 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 			for ve > vs && (line[ve-1] == ' ' || line[ve-1] == '\t') {
 				ve--
 			}
-			if ve <= vs || isPlaceholder(line[vs:ve]) || isProse(line[vs:ve]) {
+			if ve <= vs || isPlaceholder(line[vs:ve]) || isProse(line[vs:ve]) || echoesKey(line, keyStart, line[vs:ve]) {
 				return
 			}
 			found = append(found, assignment{rule: rule, line: l, matchStart: ls + keyStart, start: ls + vs, end: ls + ve})
@@ -545,4 +545,41 @@ func dedupeSpans(as []assignment) []assignment {
 		out = append(out, a)
 	}
 	return out
+}
+
+// echoesKey reports a value that only repeats its key's name, as in a lookup
+// table `".htpasswd": "htpasswd"` or a constant `InvalidPageToken =
+// "invalid_page_token"`: names, not credentials.
+func echoesKey(line string, keyStart int, value string) bool {
+	i := keyStart
+	for i < len(line) && strings.ContainsRune("\"'$<@", rune(line[i])) {
+		i++
+	}
+	j := i
+	for j < len(line) && (isWordByte(line[j]) || line[j] == '.' || line[j] == '-') {
+		j++
+	}
+	key, val := alnumLower(line[i:j]), alnumLower(value)
+	if len(val) < 4 || key == "" {
+		return false
+	}
+	return strings.Contains(key, val) || strings.Contains(val, key)
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+func alnumLower(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c - 'A' + 'a')
+		case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -96,6 +96,8 @@ func TestFindAssignmentsPositive(t *testing.T) {
 func TestFindAssignmentsNegative(t *testing.T) {
 	tests := []struct{ name, path, content string }{
 		{"env reference", ".env", "DB_PASSWORD=${DB_PASSWORD}\n"},
+		{"lookup table echoing the key", "sensitive.go", "\t\".htpasswd\":        \"htpasswd\",\n"},
+		{"constant naming itself", "read.go", "\tReadInvalidPageToken = \"invalid_page_token\"\n"},
 		{"shell var", "run.sh", "PASSWORD=$DB_PASSWORD\n"},
 		{"shell quoted var", "run.sh", "export PASSWORD=\"$DB_PASSWORD\"\n"},
 		{"command substitution", "run.sh", "PASSWORD=$(cat /run/secrets/db)\n"},

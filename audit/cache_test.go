@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,7 +32,7 @@ func cacheFiles(t *testing.T, dir string) []string {
 }
 
 func cachedFixture() (string, []byte) {
-	f := makeFakeSecrets(41)
+	f := secrettest.Make(41)
 	return "svc/config.yaml", []byte("db:\n  password: " + f.DBPassword + "\nstripe: " + f.Stripe + "\n" + f.RSAKey + "\n")
 }
 
@@ -116,7 +117,7 @@ func TestCacheHitAvoidsRescan(t *testing.T) {
 
 func TestCacheCommitFragments(t *testing.T) {
 	dir := t.TempDir()
-	f := makeFakeSecrets(43)
+	f := secrettest.Make(43)
 	lines := []pack.Line{{Number: 5, Text: "token = '" + f.GitHub + "'"}, {Number: 9, Text: "password = '" + f.DBPassword + "'"}}
 	s1, _ := NewScanner(ScannerOptions{CacheDir: dir})
 	a, err := s1.ScanCommit(context.Background(), "aaaa1111", "x.py", lines)

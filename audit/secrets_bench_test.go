@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"strings"
 	"testing"
 )
@@ -10,8 +11,8 @@ import (
 // benchCorpus builds ~1 MB of mixed source text (Go, YAML, JSON, Python,
 // shell, markdown) with a few planted secrets, split into files of ~8 KB.
 func benchCorpus(size int) []ScanItem {
-	f := makeFakeSecrets(1234)
-	g := newFakeGen(4321)
+	f := secrettest.Make(1234)
+	g := secrettest.NewGen(4321)
 	chunks := []func(i int) (string, string){
 		func(i int) (string, string) {
 			return fmt.Sprintf("internal/svc%d/handler.go", i), fmt.Sprintf(`package svc%d
@@ -40,7 +41,7 @@ func (h *Handler%d) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
-`, i, i, g.str(alnum, 8), i, i, i, i, i)
+`, i, i, g.Str(secrettest.Alnum, 8), i, i, i, i, i)
 		},
 		func(i int) (string, string) {
 			return fmt.Sprintf("deploy/app%d/values.yaml", i), fmt.Sprintf(`replicaCount: %d
@@ -58,7 +59,7 @@ env:
       secretKeyRef: {name: db, key: password}
 resources:
   limits: {cpu: 500m, memory: 256Mi}
-`, i%5+1, i, g.str(alnum, 12), i)
+`, i%5+1, i, g.Str(secrettest.Alnum, 12), i)
 		},
 		func(i int) (string, string) {
 			return fmt.Sprintf("web/src/data/fixture%d.json", i), fmt.Sprintf(`{
@@ -68,7 +69,7 @@ resources:
   "checksum": "%x",
   "nested": {"enabled": true, "count": %d, "url": "https://cdn.internal/assets/%s.png"}
 }
-`, g.str(alnum, 20), i, g.str(alnum, 16), i, g.str(alnum, 10))
+`, g.Str(secrettest.Alnum, 20), i, g.Str(secrettest.Alnum, 16), i, g.Str(secrettest.Alnum, 10))
 		},
 		func(i int) (string, string) {
 			return fmt.Sprintf("tools/job%d.py", i), fmt.Sprintf(`import os

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,8 +14,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
 	"github.com/zricethezav/gitleaks/v8/report"
 
 	"github.com/ctxpack/ctxpack/pack"
@@ -70,7 +73,7 @@ func describe(content string, fs []pack.Finding) string {
 // checks rule, line and exact span.
 func TestScanPlantedSecrets(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(7)
+	f := secrettest.Make(7)
 	tests := []struct {
 		name, path string
 		before     string // content before the secret
@@ -168,7 +171,7 @@ func contains(xs []string, x string) bool {
 // block, from BEGIN to END, also with CRLF line ends and on the first line.
 func TestScanPEMCoveredWhole(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(11)
+	f := secrettest.Make(11)
 	for _, tc := range []struct{ name, before, key, after string }{
 		{"lf", "# key\n", f.RSAKey, "\n"},
 		{"crlf", "# key\r\n", strings.ReplaceAll(f.RSAKey, "\n", "\r\n"), "\r\n"},
@@ -206,7 +209,7 @@ func TestScanPEMCoveredWhole(t *testing.T) {
 
 func TestScanManySecretsOneFile(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(3)
+	f := secrettest.Make(3)
 	planted := []string{f.AWSKeyID, f.GitHub, f.Slack, f.Stripe, f.JWT, f.RSAKey, f.DBPassword}
 	var b strings.Builder
 	b.WriteString("package main\n\nimport \"fmt\"\n\n")
@@ -243,7 +246,7 @@ func TestScanManySecretsOneFile(t *testing.T) {
 
 func TestScanGitleaksAllow(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(5)
+	f := secrettest.Make(5)
 	content := "token = \"" + f.GitHub + "\" # gitleaks:allow\n" +
 		"other = \"" + f.Stripe + "\"\n" +
 		"DB_PASSWORD=" + f.DBPassword + " # gitleaks:allow\n"
@@ -258,7 +261,7 @@ func TestScanGitleaksAllow(t *testing.T) {
 
 func TestScanGitleaksIgnore(t *testing.T) {
 	dir := t.TempDir()
-	f := makeFakeSecrets(9)
+	f := secrettest.Make(9)
 	writeFile(t, filepath.Join(dir, ".gitleaksignore"), strings.Join([]string{
 		"# reviewed 2026-10-01",
 		`src\main.go:github-pat:2`, // Windows separators are normalized, as in gitleaks
@@ -313,6 +316,10 @@ func TestIgnoreMatchesGitleaks(t *testing.T) {
 		"  # comment", "a/b.go:github-pat:3", `c\d.go:jwt:1`, "abc123:e/f.go:jwt:7",
 		`abc123:g\h.go:generic-api-key:2`, "garbage", "x:y", "  i/j.go:aws-access-token:5  ",
 	}, "\n"))
+	// gitleaks warns about the invalid entries on its global logger.
+	saved := logging.Logger
+	logging.Logger = logging.Logger.Level(zerolog.Disabled)
+	defer func() { logging.Logger = saved }()
 	d := detect.NewDetector(config.Config{})
 	if err := d.AddGitleaksIgnore(ignore); err != nil {
 		t.Fatal(err)
@@ -348,9 +355,9 @@ func TestIgnoreMatchesGitleaks(t *testing.T) {
 }
 
 func TestScanCustomConfig(t *testing.T) {
-	f := makeFakeSecrets(13)
-	g := newFakeGen(99)
-	internal := "ctx_" + g.str("abcdefghijklmnopqrstuvwxyz0123456789", 24)
+	f := secrettest.Make(13)
+	g := secrettest.NewGen(99)
+	internal := "ctx_" + g.Str("abcdefghijklmnopqrstuvwxyz0123456789", 24)
 	content := "INTERNAL_TOKEN = '" + internal + "'\ngh = '" + f.GitHub + "'\n"
 	rule := `
 [[rules]]
@@ -382,7 +389,7 @@ targetRules = ["github-pat"]
 regexes = ['''` + f.GitHub + `''']
 `
 		writeFile(t, filepath.Join(dir, "gitleaks.custom.toml"), cfg)
-		other := "gh2 = '" + makeFakeSecrets(14).GitHub + "'\n"
+		other := "gh2 = '" + secrettest.Make(14).GitHub + "'\n"
 		// gitleaks' global extendDepth counter would drop the targeted
 		// allowlist on the 2nd load and the default rules on the 3rd.
 		for i := 0; i < 4; i++ {
@@ -445,7 +452,7 @@ func TestScanBadConfig(t *testing.T) {
 
 func TestScanDecodedSecret(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(17)
+	f := secrettest.Make(17)
 	enc := base64.StdEncoding.EncodeToString([]byte("token: " + f.GitHub + "\n"))
 	content := "apiVersion: v1\nkind: ConfigMap\ndata:\n  blob: " + enc + "\n"
 	fs, err := s.Scan(context.Background(), "k8s/cm.yaml", []byte(content))
@@ -503,7 +510,7 @@ secretGroup = 2
 
 func TestScanCommit(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(21)
+	f := secrettest.Make(21)
 	key := strings.Split(f.RSAKey, "\n")
 	var lines []pack.Line
 	lines = append(lines, pack.Line{Number: 3, Text: "import os"})
@@ -558,7 +565,7 @@ func TestScanAllParallelDeterministic(t *testing.T) {
 	s := newDefaultScanner(t)
 	var items []ScanItem
 	for i := 0; i < 64; i++ {
-		f := makeFakeSecrets(uint64(100 + i))
+		f := secrettest.Make(uint64(100 + i))
 		var content string
 		switch i % 4 {
 		case 0:
@@ -627,7 +634,7 @@ func TestScanCancelled(t *testing.T) {
 
 func TestScanGlobalAllowlistPath(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(23)
+	f := secrettest.Make(23)
 	content := "password = \"" + f.DBPassword + "\"\ntoken = \"" + f.GitHub + "\"\n"
 	// gitleaks' default global allowlist skips lock files and go.sum; the
 	// assignment rules follow the same allowlist.
@@ -663,7 +670,7 @@ func TestScannerMetadata(t *testing.T) {
 // with -race) including the decode path, which appends to rule tags.
 func TestScanConcurrentDetector(t *testing.T) {
 	s := newDefaultScanner(t)
-	f := makeFakeSecrets(31)
+	f := secrettest.Make(31)
 	enc := base64.StdEncoding.EncodeToString([]byte("key=" + f.GitHub))
 	content := []byte("a: " + enc + "\nb: '" + f.Stripe + "'\n" + f.RSAKey + "\n")
 	want, err := s.Scan(context.Background(), "c.yaml", content)
@@ -757,7 +764,7 @@ func TestGitleaksSpanEqualsSecret(t *testing.T) {
 		texts = append(texts, string(it.Content))
 	}
 	for seed := uint64(0); seed < 20; seed++ {
-		f := makeFakeSecrets(seed)
+		f := secrettest.Make(seed)
 		vals := []string{f.AWSKeyID, f.GitHub, f.Slack, f.Stripe, f.JWT, f.RSAKey, f.OpenSSHKey,
 			"api_key = \"" + f.APIKey + "\"", "aws_secret_access_key=" + f.AWSSecret}
 		v := vals[seed%uint64(len(vals))]
@@ -785,4 +792,47 @@ func TestGitleaksSpanEqualsSecret(t *testing.T) {
 		t.Fatalf("only %d findings checked", checked)
 	}
 	t.Logf("%d findings checked", checked)
+}
+
+// TestRedactedTextScansClean: replacing every span with [REDACTED:<rule>]
+// (what pack does) leaves nothing for a rescan to find — the builder's
+// rescan loop and the audit rely on it.
+func TestRedactedTextScansClean(t *testing.T) {
+	s := newDefaultScanner(t)
+	f := secrettest.Make(51)
+	files := map[string]string{
+		".env":            "DB_PASSWORD=" + f.DBPassword + "\nAPI_KEY=" + f.APIKey + "\nDATABASE_URL=postgres://app:" + f.DBPassword + "@db/app\n",
+		"config/app.yaml": "password: " + f.DBPassword + "\nclient_secret: \"" + f.APIKey + "\"\nurl: https://api.internal/v1?token=" + f.DBPassword + "\n",
+		"src/main.go": "package main\nconst gh = \"" + f.GitHub + "\"\nvar slack = `" + f.Slack + "`\nconst key = `" + f.RSAKey + "`\n" +
+			"var jwt = \"" + f.JWT + "\"\nvar stripe = \"" + f.Stripe + "\"\npassword := \"" + f.DBPassword + "\"\n",
+		"conf/settings.xml": "<password>" + f.DBPassword + "</password>\n<add key=\"ApiKey\" value=\"" + f.APIKey + "\"/>\n",
+		".aws/credentials":  "[default]\naws_access_key_id = " + f.AWSKeyID + "\naws_secret_access_key = " + f.AWSSecret + "\n",
+	}
+	for path, content := range files {
+		fs, err := s.Scan(context.Background(), path, []byte(content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fs) == 0 {
+			t.Fatalf("%s: nothing found", path)
+		}
+		// replace last-first; spans of different rules may coincide
+		red := content
+		last := len(red) + 1
+		for i := len(fs) - 1; i >= 0; i-- {
+			x := fs[i]
+			if x.End > last {
+				continue
+			}
+			red = red[:x.Start] + "[REDACTED:" + x.RuleID + "]" + red[x.End:]
+			last = x.Start
+		}
+		again, err := s.Scan(context.Background(), path, []byte(red))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(again) != 0 {
+			t.Errorf("%s: redacted text still has findings:%s\n%s", path, describe(red, again), red)
+		}
+	}
 }

@@ -117,7 +117,7 @@ var sensitiveNames = map[string]string{
 	".terraformrc": "terraform-credentials", "terraform.rc": "terraform-credentials",
 	"credentials.tfrc.json": "terraform-credentials",
 	".gem_credentials":      "rubygems-credentials",
-	"proftpdpasswd":         "htpasswd",
+	"proftpdpasswd":         "htpasswd", // gitleaks:allow (a signature name, not a credential)
 	".esmtprc":              "mail-client-config", ".fetchmailrc": "mail-client-config",
 	".muttrc": "mail-client-config", ".msmtprc": "mail-client-config",
 	"kubeconfig": "kubeconfig",
@@ -160,7 +160,7 @@ var sensitiveNames = map[string]string{
 	"wp-config.php":      "wp-config",
 	"localsettings.php":  "mediawiki-config",
 	"credentials.xml":    "jenkins-credentials",
-	"hudson.util.secret": "jenkins-credentials",
+	"hudson.util.secret": "jenkins-credentials", // gitleaks:allow (a signature name, not a credential)
 	"keystore":           "java-keystore",
 	".keystore":          "java-keystore",
 	"known_hosts":        "ssh-known-hosts",

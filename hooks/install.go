@@ -90,7 +90,7 @@ fi
 	return []byte(b.String())
 }
 
-// shQuote quotes s for sh: single quotes, with ' written as '\''.
+// shQuote quotes s for sh in single quotes (a quote inside closes, escapes and reopens).
 func shQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -155,6 +156,7 @@ func Extract(p, text string) *Facts {
 	}
 	f.Imports = dedupe(f.Imports)
 	f.Frameworks = sortedSet(f.Frameworks)
+	sortSignals(f)
 	return f
 }
 
@@ -237,8 +239,8 @@ func firstLines(text string, n, width int) []numberedLine {
 			l, text = text, ""
 		}
 		l = strings.TrimRight(l, " \t\r")
-		if strings.TrimSpace(l) == "" {
-			continue
+		if !strings.ContainsFunc(l, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+			continue // blank, or only punctuation ("{", "*/")
 		}
 		out = append(out, numberedLine{line, capRunes(l, width)})
 	}
@@ -288,6 +290,48 @@ func firstSentence(doc string) string {
 		}
 	}
 	return capRunes(doc, 200)
+}
+
+// leadingDoc returns the first sentence of the comment that opens a C-family
+// file (after a shebang): a block comment or a run of line comments (Rust's
+// //! included). A license or copyright header is not documentation.
+func leadingDoc(text string) string {
+	text = strings.TrimLeft(text, " \t\r\n\ufeff")
+	if strings.HasPrefix(text, "#!") {
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = strings.TrimLeft(text[i+1:], " \t\r\n")
+		}
+	}
+	var doc string
+	switch {
+	case strings.HasPrefix(text, "/*"):
+		end := strings.Index(text, "*/")
+		if end < 0 {
+			return ""
+		}
+		var lines []string
+		for _, l := range strings.Split(text[2:end], "\n") {
+			l = strings.TrimSpace(l)
+			l = strings.TrimLeft(l, "*!")
+			lines = append(lines, strings.TrimSpace(l))
+		}
+		doc = strings.Join(lines, " ")
+	case strings.HasPrefix(text, "//"):
+		var lines []string
+		for _, l := range strings.Split(text, "\n") {
+			l = strings.TrimSpace(l)
+			if !strings.HasPrefix(l, "//") {
+				break
+			}
+			lines = append(lines, strings.TrimSpace(strings.TrimLeft(l, "/!")))
+		}
+		doc = strings.Join(lines, " ")
+	}
+	low := strings.ToLower(doc)
+	if strings.Contains(low, "copyright") || strings.Contains(low, "license") || strings.Contains(low, "spdx") {
+		return ""
+	}
+	return firstSentence(doc)
 }
 
 // isTestPath reports whether a path is a test file (classify's rule).

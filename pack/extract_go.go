@@ -139,7 +139,7 @@ func extractGo(p, text string, f *Facts) {
 	}
 	goSignals(file, f, line)
 	if routers {
-		w := &goRouteWalker{f: f, line: line, handled: map[ast.Node]bool{}}
+		w := &goRouteWalker{f: f, line: line, handled: map[ast.Node]bool{}, fws: map[string]string{}}
 		w.walk(file, map[string]string{})
 	}
 	goCobra(file, f, line)
@@ -363,6 +363,31 @@ type goRouteWalker struct {
 	f       *Facts
 	line    func(token.Pos) int
 	handled map[ast.Node]bool
+	// fws maps router variables to their framework, from their constructor.
+	fws map[string]string
+}
+
+// goRouterPkgs maps package names to frameworks, for router constructors.
+var goRouterPkgs = map[string]string{"http": "net/http", "chi": "chi", "gin": "gin", "echo": "echo", "mux": "gorilla/mux", "fiber": "fiber", "httprouter": "httprouter"}
+
+// note records the framework of a variable assigned from a router
+// constructor (chi.NewRouter(), http.NewServeMux()) or from another router.
+func (w *goRouteWalker) note(name string, rhs ast.Expr) {
+	call, ok := rhs.(*ast.CallExpr)
+	if !ok {
+		return
+	}
+	base, links := chain(call)
+	if fw, ok := w.fws[base]; ok {
+		w.fws[name] = fw
+		return
+	}
+	if fw, ok := goRouterPkgs[base]; ok && len(links) > 0 {
+		switch links[0].name {
+		case "NewServeMux", "NewRouter", "New", "Default":
+			w.fws[name] = fw
+		}
+	}
 }
 
 // chainLink is one call of a method chain r.A(..).B(..).
@@ -445,6 +470,7 @@ func (w *goRouteWalker) walk(n ast.Node, scope map[string]string) {
 				if p, ok := w.prefixOf(x.Rhs[i], scope); ok {
 					scope[id.Name] = p
 				}
+				w.note(id.Name, x.Rhs[i])
 			}
 		case *ast.ValueSpec:
 			for i, id := range x.Names {
@@ -452,6 +478,7 @@ func (w *goRouteWalker) walk(n ast.Node, scope map[string]string) {
 					if p, ok := w.prefixOf(x.Values[i], scope); ok {
 						scope[id.Name] = p
 					}
+					w.note(id.Name, x.Values[i])
 				}
 			}
 		case *ast.CallExpr:
@@ -497,7 +524,11 @@ func (w *goRouteWalker) call(call *ast.CallExpr, scope map[string]string) bool {
 				for k, v := range scope {
 					inner[k] = v
 				}
-				inner[fn.Type.Params.List[0].Names[0].Name] = sub
+				param := fn.Type.Params.List[0].Names[0].Name
+				inner[param] = sub
+				if fw, ok := w.fws[base]; ok {
+					w.fws[param] = fw
+				}
 				w.walk(fn.Body, inner)
 				return false
 			}
@@ -548,6 +579,18 @@ func (w *goRouteWalker) call(call *ast.CallExpr, scope map[string]string) bool {
 		w.f.Routes = append(w.f.Routes, r)
 	}
 	return true
+}
+
+// frameworkOf is the framework of a route registered on base: the
+// variable's constructor, the package itself, or the file's router import.
+func (w *goRouteWalker) frameworkOf(base string) string {
+	if fw, ok := w.fws[base]; ok {
+		return fw
+	}
+	if fw, ok := goRouterPkgs[base]; ok {
+		return fw
+	}
+	return w.framework()
 }
 
 func (w *goRouteWalker) framework() string {
@@ -609,10 +652,7 @@ func (w *goRouteWalker) routeOf(base, name string, args []ast.Expr, prefix strin
 			return nil // not a path (a host-only pattern or a URL)
 		}
 	}
-	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.framework()}
-	if base == "http" {
-		r.Framework = "net/http"
-	}
+	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.frameworkOf(base)}
 	if len(rest) > 0 {
 		r.Handler = goHandlerName(rest[len(rest)-1])
 	}
@@ -628,7 +668,7 @@ func (w *goRouteWalker) methodRoute(base, method string, args []ast.Expr, prefix
 	if !ok || !strings.HasPrefix(p, "/") && p != "" {
 		return nil
 	}
-	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.framework()}
+	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.frameworkOf(base)}
 	if r.Path == "" {
 		r.Path = "/"
 	}

@@ -38,6 +38,7 @@ func extractJS(p, text string, f *Facts) {
 		}
 		text = strings.Repeat(" ", i) + text[i:]
 	}
+	f.Doc = leadingDoc(text)
 	s := newStream(lex(text, lexOpts{js: true}))
 	t := s.t
 	routers := map[string]string{} // variable → route prefix ("" for the app itself)
@@ -373,7 +374,22 @@ func jsDeclarators(s *tstream, k int, kind string, f *Facts) {
 		default:
 			return
 		}
-		// Skip the type and initializer to the next "," at this nesting.
+		// Skip a type annotation (where "<…>" nests) to the initializer.
+		if s.punct(k, ":") {
+			angles := 0
+			for k++; k < len(t); k++ {
+				if s.punct(k, "<") {
+					angles++
+				} else if s.punct(k, ">") && angles > 0 {
+					angles--
+				} else if s.punct(k, "(") || s.punct(k, "[") || s.punct(k, "{") {
+					k = s.close(k)
+				} else if angles == 0 && (s.punct(k, "=") || s.punct(k, ",") || s.punct(k, ";")) {
+					break
+				}
+			}
+		}
+		// Skip the initializer to the next "," at this nesting.
 		for k < len(t) {
 			if s.punct(k, ",") {
 				k++
@@ -442,9 +458,9 @@ func jsRoutes(s *tstream, f *Facts, routers map[string]string, web bool) {
 		l := strings.ToLower(name)
 		return l == "app" || l == "router" || l == "api" || l == "server" || l == "routes" || strings.HasSuffix(l, "router")
 	}
-	handler := func(open int) string {
+	handler := func(open int, min int) string {
 		args := s.callArgs(open)
-		if len(args) < 2 {
+		if len(args) < min {
 			return ""
 		}
 		last := args[len(args)-1]
@@ -469,7 +485,7 @@ func jsRoutes(s *tstream, f *Facts, routers map[string]string, web bool) {
 			j := s.close(i + 3)
 			for s.punct(j+1, ".") && s.isName(j+2) && s.punct(j+3, "(") {
 				if m, ok := jsHTTPMethods[t[j+2].text]; ok && m != "USE" {
-					f.Routes = append(f.Routes, Route{Method: m, Path: joinRoute(routers[t[i].text], p), Handler: handler(j + 3), Line: t[j+2].line, Framework: fw})
+					f.Routes = append(f.Routes, Route{Method: m, Path: joinRoute(routers[t[i].text], p), Handler: handler(j+3, 1), Line: t[j+2].line, Framework: fw})
 				}
 				j = s.close(j + 3)
 			}
@@ -486,7 +502,7 @@ func jsRoutes(s *tstream, f *Facts, routers map[string]string, web bool) {
 		if m == "GET" && len(s.callArgs(i+3)) < 2 {
 			continue // app.get("setting") reads a setting
 		}
-		f.Routes = append(f.Routes, Route{Method: m, Path: joinRoute(routers[t[i].text], p), Handler: handler(i + 3), Line: t[i].line, Framework: fw})
+		f.Routes = append(f.Routes, Route{Method: m, Path: joinRoute(routers[t[i].text], p), Handler: handler(i+3, 2), Line: t[i].line, Framework: fw})
 	}
 }
 
@@ -616,6 +632,18 @@ func jsFuncs(s *tstream, f *Facts) {
 			}
 			// Find the parameters: "(…)" or a single name before "=>".
 			start := i - 1
+			if !s.punct(start, ")") {
+				// (a): T => {…}: find the parameter list before the return type.
+				for k := i - 1; k >= 0 && k > i-30; k-- {
+					if s.punct(k, ")") && s.punct(k+1, ":") {
+						start = k
+						break
+					}
+					if s.punct(k, ";") || s.punct(k, "{") || s.punct(k, "}") || s.punct(k, "=") {
+						break
+					}
+				}
+			}
 			if s.punct(start, ")") && s.pair[start] >= 0 {
 				start = s.pair[start]
 			}

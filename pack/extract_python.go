@@ -267,6 +267,7 @@ func extractPython(p, text string, f *Facts) {
 			decorators = append(decorators, i)
 			continue
 		}
+		pySignal(s, i, f)
 		if x.kind != tIdent {
 			continue
 		}
@@ -294,8 +295,10 @@ func extractPython(p, text string, f *Facts) {
 				level += len(t[j].text)
 				j++
 			}
-			mod, next := s.dotted(j)
-			j = next
+			mod := ""
+			if !s.ident(j, "import") {
+				mod, j = s.dotted(j)
+			}
 			if !s.ident(j, "import") {
 				continue
 			}
@@ -373,7 +376,6 @@ func extractPython(p, text string, f *Facts) {
 				}
 			}
 		}
-		pySignal(s, i, f)
 	}
 	if hasAll {
 		f.Exports = append(f.Exports, all...)

@@ -17,6 +17,9 @@ var rustRouteMethods = map[string]string{
 var rustItemKinds = set("fn", "struct", "enum", "trait", "type", "const", "static", "mod", "union", "use", "macro")
 
 func extractRust(p, text string, f *Facts) {
+	if strings.HasPrefix(strings.TrimSpace(text), "//!") || strings.HasPrefix(strings.TrimSpace(text), "/*!") {
+		f.Doc = leadingDoc(text)
+	}
 	s := newStream(lex(text, lexOpts{rust: true}))
 	t := s.t
 	// impl blocks: the type whose methods are inside, for names.

@@ -209,11 +209,26 @@ func (sb *summaryBuilder) buildUnits(ordered []*entry) {
 		k := sb.describeFile(e, sb.facts[c.Path], c)
 		sb.units = append(sb.units, &sumUnit{kind: unitChanged, path: c.Path, file: &k})
 	}
+	// Diff hunks come right after the changed files' summaries while they
+	// take at most half of the limit; the rest come last, so that a large
+	// change does not crowd out the entrypoints, key files and hotspots.
+	share := int(b.pol.Limits.MaxContentBytes / 2)
+	if t := b.pol.TierLimit(); t > 0 {
+		share = min(share, t/2)
+	}
+	var overflow []*sumUnit
+	used := 0
 	for i := range sb.changes {
 		hunks := splitHunks(sb.changes[i].Diff)
 		sb.hunks[i] = hunks
-		for h := range hunks {
-			sb.units = append(sb.units, &sumUnit{kind: unitDiff, path: sb.changes[i].Path, change: i, hunk: h})
+		for h, text := range hunks {
+			u := &sumUnit{kind: unitDiff, path: sb.changes[i].Path, change: i, hunk: h}
+			used += len(text)
+			if used <= share && len(overflow) == 0 {
+				sb.units = append(sb.units, u)
+			} else {
+				overflow = append(overflow, u)
+			}
 		}
 	}
 	// Entrypoints and hotspots are computed in collect (they need all facts);
@@ -251,6 +266,7 @@ func (sb *summaryBuilder) buildUnits(ordered []*entry) {
 			sb.units = append(sb.units, &sumUnit{kind: unitRelated, path: p, file: &k})
 		}
 	}
+	sb.units = append(sb.units, overflow...)
 }
 
 // collect replaces the placeholders with the entrypoints and hotspots.
@@ -560,19 +576,32 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			return p, nil
 		}
 	}
-	coarsest := levels[len(levels)-1]
-	_, ok, n, chars, err := try(coarsest, 0)
-	if err != nil {
-		return nil, err
+	// Drop parts: the index keeps at least its top-level directories unless
+	// not even that fits without any part.
+	floor := -1
+	var n, chars int
+	for i, lv := range levels {
+		if lv.depth < 0 || lv.depth > 1 {
+			continue
+		}
+		_, ok, n1, c1, err := try(lv, 0)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			floor = i
+			break
+		}
+		n, chars = n1, c1
 	}
-	if !ok {
+	if floor < 0 {
 		return nil, sb.tooLarge(n, chars)
 	}
 	// The largest k that fits (sizes grow with k).
 	lo, hi := 0, all // lo fits, hi does not
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		_, ok, _, _, err := try(coarsest, mid)
+		_, ok, _, _, err := try(levels[floor], mid)
 		if err != nil {
 			return nil, err
 		}
@@ -582,7 +611,7 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			hi = mid
 		}
 	}
-	for _, lv := range levels {
+	for _, lv := range levels[:floor+1] {
 		p, ok, _, _, err := try(lv, lo)
 		if err != nil {
 			return nil, err
@@ -591,7 +620,7 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			return p, nil
 		}
 	}
-	p, _, _, _, err := try(coarsest, lo)
+	p, _, _, _, err := try(levels[floor], lo)
 	return p, err
 }
 

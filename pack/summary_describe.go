@@ -27,6 +27,10 @@ func langName(p string) string {
 		return l.name
 	}
 	switch strings.ToLower(path.Base(p)) {
+	case "go.mod":
+		return "Go module"
+	case "go.sum":
+		return "Go checksum"
 	case "dockerfile":
 		return "Dockerfile"
 	case "makefile":
@@ -411,7 +415,7 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 		}
 		if f == nil || test {
 			if len(sec) > 0 {
-				add(p, "security", fmt.Sprintf("holds %s", count(e.row.Redactions, "secret", "secrets")), sec, 10*e.row.Redactions)
+				add(p, "security", fmt.Sprintf("holds %s (redacted)", count(e.row.Redactions, "secret", "secrets")), sec, 10*len(sec))
 			}
 			continue
 		}
@@ -427,16 +431,23 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 				perf = append(perf, ind)
 			}
 		}
-		if len(sec) > 0 {
+		if ops := len(sec) - min(e.row.Redactions, 1); ops > 0 || e.row.Redactions > 0 {
 			var what []string
 			for _, k := range sortedKeys(kinds) {
 				what = append(what, fmt.Sprintf("%s ×%s", k, th(kinds[k])))
 			}
-			desc := count(len(sec), "security-sensitive operation", "security-sensitive operations")
-			if len(what) > 0 {
-				desc += ": " + strings.Join(what, "; ")
+			var desc []string
+			if ops > 0 {
+				d := count(ops, "security-sensitive operation", "security-sensitive operations")
+				if len(what) > 0 {
+					d += ": " + strings.Join(what, "; ")
+				}
+				desc = append(desc, d)
 			}
-			add(p, "security", desc, sec, 10*len(sec))
+			if e.row.Redactions > 0 {
+				desc = append(desc, fmt.Sprintf("holds %s (redacted)", count(e.row.Redactions, "secret", "secrets")))
+			}
+			add(p, "security", strings.Join(desc, "; "), sec, 10*len(sec))
 		}
 		var cx []string
 		maxLines, nLong := 0, 0
@@ -587,11 +598,14 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 
 	// Paragraph 1: what it is.
 	var p1 strings.Builder
-	typ := m.ProjectType
+	typ := projectLabel[m.ProjectType]
+	if typ == "" {
+		typ = m.ProjectType
+	}
 	if typ == "" || typ == ProjectUnknown {
 		typ = "software"
 	}
-	fmt.Fprintf(&p1, "%s is a %s project", m.ProjectName, typ)
+	fmt.Fprintf(&p1, "%s is %s %s project", m.ProjectName, article(typ), typ)
 	if m.BuildSystem != "" {
 		fmt.Fprintf(&p1, " built with %s", m.BuildSystem)
 	}
@@ -601,7 +615,7 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	p1.WriteString(".")
 	if m.PurposeGuess != "" {
 		p1.WriteString(" " + m.PurposeGuess)
-		if !strings.HasSuffix(m.PurposeGuess, ".") {
+		if !strings.HasSuffix(m.PurposeGuess, ".") && !strings.HasSuffix(m.PurposeGuess, "…") {
 			p1.WriteString(".")
 		}
 	}
@@ -704,10 +718,10 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 		rs.KeyTechnologies = append(rs.KeyTechnologies, c.name)
 	}
 	if m.BuildSystem != "" {
-		rs.KeyTechnologies = append(rs.KeyTechnologies, m.BuildSystem)
+		rs.KeyTechnologies = append(rs.KeyTechnologies, m.BuildSystem+" (build)")
 	}
 	if m.TestFramework != "" {
-		rs.KeyTechnologies = append(rs.KeyTechnologies, m.TestFramework)
+		rs.KeyTechnologies = append(rs.KeyTechnologies, m.TestFramework+" (tests)")
 	}
 	rs.KeyTechnologies = dedupe(rs.KeyTechnologies)
 
@@ -810,6 +824,20 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 		rs.PotentialConcerns = append(rs.PotentialConcerns, fmt.Sprintf("%s only partly analyzed (syntax errors or size)", count(partial, "file", "files")))
 	}
 	return rs
+}
+
+// projectLabel names the manifest's project types in prose.
+var projectLabel = map[string]string{
+	"go": "Go", "node": "Node.js", "python": "Python", "rust": "Rust", "java": "Java",
+	"kotlin": "Kotlin", "ruby": "Ruby", "php": "PHP", "dotnet": ".NET", "c": "C", "cpp": "C++",
+	ProjectMixed: "multi-language",
+}
+
+func article(w string) string {
+	if w != "" && strings.ContainsRune("AEIOUaeiou", rune(w[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (sb *summaryBuilder) changeWord() string {
@@ -922,7 +950,7 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 		return "layered (" + strings.Join(l, ", ") + ")"
 	}
 	if top["cmd"] > 0 && (top["internal"] > 0 || top["pkg"] > 0) {
-		return fmt.Sprintf("Go standard layout (cmd/, %s) with %s", strings.Join(has("internal", "pkg"), ", "), count(programs, "program", "programs"))
+		return fmt.Sprintf("Go standard layout (cmd/, %s) with %s", strings.Join(has("internal", "pkg"), ", "), count(programs, "entry point", "entry points"))
 	}
 	switch {
 	case programs == 0:
@@ -941,5 +969,5 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 			return "single program (" + kind + ")"
 		}
 	}
-	return fmt.Sprintf("multiple programs (%s in %s)", th(programs), count(len(programDirs), "top-level directory", "top-level directories"))
+	return fmt.Sprintf("multiple entry points (%s in %s)", th(programs), count(len(programDirs), "top-level directory", "top-level directories"))
 }

@@ -130,14 +130,6 @@ func countLines(s string) int {
 	return n
 }
 
-// lineAt is the 1-based line of a byte offset.
-func lineAt(s string, off int) int {
-	if off > len(s) {
-		off = len(s)
-	}
-	return strings.Count(s[:off], "\n") + 1
-}
-
 // TokenEncoding is the tokenizer the token estimate uses.
 const TokenEncoding = "o200k_base"
 

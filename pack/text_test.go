@@ -53,7 +53,7 @@ func numbered(n int) string {
 
 func TestTruncateKeepsHeadAndTail(t *testing.T) {
 	text := numbered(1000)
-	out, kept, truncated := truncate(text, 2000, 100, 50)
+	out, _, truncated := truncate(text, 2000, 100, 50)
 	if !truncated {
 		t.Fatal("not truncated")
 	}
@@ -61,7 +61,7 @@ func TestTruncateKeepsHeadAndTail(t *testing.T) {
 	if len(out) > 2000 {
 		t.Fatalf("len = %d", len(out))
 	}
-	out, kept, truncated = truncate(text, 5000, 100, 50)
+	out, kept, truncated := truncate(text, 5000, 100, 50)
 	if !truncated || !strings.HasPrefix(out, "line 1\n") || !strings.Contains(out, "line 100\n"+TruncationMarker) ||
 		strings.Contains(out, "line 101\n") || !strings.HasSuffix(out, "line 1000\n") || strings.Contains(out, "line 950\n") ||
 		!strings.Contains(out, TruncationMarker+"line 951\n") {

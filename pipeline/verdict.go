@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
@@ -13,20 +14,24 @@ import (
 type HistoryFinding = pack.Finding
 
 // ScanHistory scans the lines each commit of the snapshot added, commit by
-// commit, so a secret added and later removed inside the range is found.
-// Every file is scanned, excluded or not: pushing a commit publishes it.
+// commit and in parallel, so a secret added and later removed inside the
+// range is found. Every file is scanned, excluded or not: pushing a commit
+// publishes it. Findings come back in commit order, then path and line.
 func ScanHistory(ctx context.Context, s *audit.Scanner, snap *pack.Snapshot) ([]HistoryFinding, error) {
-	var out []HistoryFinding
-	for _, c := range snap.Commits {
+	var items []audit.ScanItem
+	order := map[string]int{}
+	for i, c := range snap.Commits {
+		order[c.Commit] = i
 		for _, f := range c.Files {
-			found, err := s.ScanCommit(ctx, c.Commit, f.Path, f.Lines)
-			if err != nil {
-				return nil, fmt.Errorf("scan commit %s %s: %w", short(c.Commit), f.Path, err)
-			}
-			out = append(out, found...)
+			items = append(items, audit.ScanItem{Path: f.Path, Commit: c.Commit, Lines: f.Lines})
 		}
 	}
-	return out, nil
+	found, err := s.ScanAll(ctx, items)
+	if err != nil {
+		return nil, fmt.Errorf("per-commit secret scan: %w", err)
+	}
+	sort.SliceStable(found, func(i, j int) bool { return order[found[i].Commit] < order[found[j].Commit] })
+	return found, nil
 }
 
 func short(sha string) string {

@@ -1,0 +1,326 @@
+package hooks
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/pipeline"
+	"github.com/ctxpack/ctxpack/source"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Update is one line of git's pre-push input:
+// <local ref> SP <local sha> SP <remote ref> SP <remote sha>.
+type Update struct {
+	LocalRef, LocalSHA, RemoteRef, RemoteSHA string
+}
+
+// Deleted reports a ref deletion (the local sha is all zeros).
+func (u Update) Deleted() bool { return isZero(u.LocalSHA) }
+
+// New reports a ref the remote does not have yet (remote sha all zeros).
+func (u Update) New() bool { return isZero(u.RemoteSHA) }
+
+func isZero(sha string) bool { return strings.Trim(sha, "0") == "" }
+
+func isHex(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseUpdates reads git's pre-push input. Blank lines are skipped; any other
+// line that is not four fields with two object names is an error (the push
+// cannot be checked, so it must not pass).
+func ParseUpdates(r io.Reader) ([]Update, error) {
+	var out []Update
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 4 || !isHex(f[1]) || !isHex(f[3]) {
+			return nil, fmt.Errorf("pre-push input line %d: %q is not <local ref> <local sha> <remote ref> <remote sha>", n, line)
+		}
+		out = append(out, Update{LocalRef: f[0], LocalSHA: strings.ToLower(f[1]), RemoteRef: f[2], RemoteSHA: strings.ToLower(f[3])})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read pre-push input: %w", err)
+	}
+	return out, nil
+}
+
+// Options configure PrePush.
+type Options struct {
+	// Pack carries Dir, PolicyFile and policy overrides.
+	Pack pipeline.PackOptions
+	// Remote and URL are git's two hook arguments (the remote's name, or its
+	// URL twice when pushing to a URL).
+	Remote, URL string
+	Updates     []Update
+	// NoNotes skips storing records as git notes.
+	NoNotes bool
+}
+
+// Ref outcomes.
+const (
+	StatusPass    = "pass"
+	StatusFail    = "fail"
+	StatusSkipped = "skipped" // deletion, or nothing new to publish
+	StatusBlocked = "blocked" // cannot be checked (e.g. a tag of a tree)
+)
+
+// RefResult is the outcome for one pushed ref.
+type RefResult struct {
+	Update
+	Status string
+	// Why explains a skip or a block, or how the range was chosen.
+	Why string
+	// Run is the pipeline run (nil when skipped or blocked).
+	Run *pipeline.PushRun
+	// SameAs names an earlier ref of this push with the same range, whose run
+	// this one shares.
+	SameAs string
+	// PackFile and RecordFile are where the pack and record were written.
+	PackFile, RecordFile string
+	// NoteErr is a failure to store the record as a git note (reported, not
+	// fatal: the record file is written).
+	NoteErr error
+}
+
+// Report is the outcome of one pre-push run.
+type Report struct {
+	Remote, URL string
+	Root        string
+	Refs        []RefResult
+}
+
+// Failed reports whether the push must be blocked.
+func (r *Report) Failed() bool {
+	for _, ref := range r.Refs {
+		if ref.Status == StatusFail || ref.Status == StatusBlocked {
+			return true
+		}
+	}
+	return false
+}
+
+// PrePush checks every ref of a push: a deleted ref is skipped; an update
+// covers the commits reachable from the new value and not from the old one
+// (remote..local; for a force push the diff starts at the merge base); a new
+// ref covers the commits not reachable from any of the remote's tracking refs
+// (refs/remotes/<remote>/*) nor from the old values of this push's other
+// refs. A tag is peeled to its commit. Each range is packed, scanned commit
+// by commit, audited and recorded under <common dir>/ctxpack/prepush/ and as
+// a git note. An error means the push could not be checked.
+func PrePush(ctx context.Context, opts Options) (*Report, error) {
+	dir := opts.Pack.Dir
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := source.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !repo.IsGit() {
+		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
+	}
+	rep := &Report{Remote: opts.Remote, URL: opts.URL, Root: repo.Root}
+	var pusher *pipeline.Pusher // built on first need: deletions load no rules
+
+	// Old values of updated refs that this repository has: the remote has them.
+	var remoteHas []plumbing.Hash
+	for _, u := range opts.Updates {
+		if !u.New() {
+			if h, kind, err := repo.Peel(plumbing.NewHash(u.RemoteSHA)); err == nil && kind == source.KindCommit {
+				remoteHas = append(remoteHas, h)
+			}
+		}
+	}
+	var tracking []plumbing.Hash
+	trackingLoaded := false
+	seen := map[string]int{} // range key → index in rep.Refs
+
+	for _, u := range opts.Updates {
+		res := RefResult{Update: u}
+		if u.Deleted() {
+			res.Status, res.Why = StatusSkipped, "deleted: nothing is published"
+			rep.Refs = append(rep.Refs, res)
+			continue
+		}
+		head, kind, err := repo.Peel(plumbing.NewHash(u.LocalSHA))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", u.LocalRef, err)
+		}
+		if kind != source.KindCommit {
+			res.Status = StatusBlocked
+			res.Why = fmt.Sprintf("%s %s names a %s, not a commit: ctxpack checks commits only", u.LocalRef, pipeline.ShortSHA(u.LocalSHA), kind)
+			rep.Refs = append(rep.Refs, res)
+			continue
+		}
+		var known []plumbing.Hash
+		if !u.New() {
+			old, okind, err := repo.Peel(plumbing.NewHash(u.RemoteSHA))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", u.RemoteRef, err)
+			}
+			if okind == source.KindCommit {
+				known = []plumbing.Hash{old}
+				res.Why = fmt.Sprintf("update %s..%s", pipeline.ShortSHA(old.String()), pipeline.ShortSHA(head.String()))
+			} else {
+				res.Why = fmt.Sprintf("the remote's %s is not in this repository (git fetch %s?): checking the commits not on %s's tracking refs",
+					pipeline.ShortSHA(u.RemoteSHA), opts.Remote, opts.Remote)
+			}
+		}
+		if known == nil {
+			if !trackingLoaded {
+				if tracking, err = repo.TrackingRefs(opts.Remote); err != nil {
+					return nil, err
+				}
+				trackingLoaded = true
+			}
+			known = append(append([]plumbing.Hash{}, tracking...), remoteHas...)
+			if res.Why == "" {
+				if len(tracking) == 0 {
+					res.Why = fmt.Sprintf("new ref, no tracking refs for %s: checking every commit it reaches", opts.Remote)
+				} else {
+					res.Why = fmt.Sprintf("new ref: checking the commits not on %s's %d tracking ref(s)", opts.Remote, len(tracking))
+				}
+			}
+		}
+		key := rangeKey(head, known)
+		if i, ok := seen[key]; ok {
+			prev := rep.Refs[i]
+			res.Status, res.Run, res.SameAs = prev.Status, prev.Run, prev.RemoteRef
+			res.PackFile, res.RecordFile, res.NoteErr = prev.PackFile, prev.RecordFile, prev.NoteErr
+			rep.Refs = append(rep.Refs, res)
+			continue
+		}
+		if pusher == nil {
+			p := opts.Pack
+			p.Dir = repo.Root
+			if pusher, err = pipeline.NewPusher(p); err != nil {
+				return nil, err
+			}
+		}
+		run, err := pusher.Run(ctx, pipeline.PushTarget{Head: head, Known: known, Ref: u.RemoteRef})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", u.LocalRef, err)
+		}
+		res.Run = run
+		if run.Run == nil {
+			res.Status, res.Why = StatusSkipped, fmt.Sprintf("no new commits: %s already has %s", opts.Remote, pipeline.ShortSHA(head.String()))
+		} else {
+			res.Status = StatusPass
+			if run.Verdict.Status != audit.StatusPass {
+				res.Status = StatusFail
+			}
+			if err := keep(repo, &res, opts.NoNotes); err != nil {
+				return nil, err
+			}
+		}
+		seen[key] = len(rep.Refs)
+		rep.Refs = append(rep.Refs, res)
+	}
+	return rep, nil
+}
+
+func rangeKey(head plumbing.Hash, known []plumbing.Hash) string {
+	ks := make([]string, 0, len(known))
+	for _, k := range known {
+		ks = append(ks, k.String())
+	}
+	sort.Strings(ks)
+	return head.String() + " ^" + strings.Join(ks, " ^")
+}
+
+// keep writes the pack and record under <common dir>/ctxpack/prepush/ and the
+// record as the head commit's note.
+func keep(repo *source.Repo, res *RefResult, noNotes bool) error {
+	run := res.Run
+	state := repo.StateDir()
+	dir := filepath.Join(state, "prepush")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	name := pipeline.ShortSHA(run.Snapshot.Source.Head)
+	res.PackFile = filepath.Join(dir, name+".pack.json")
+	res.RecordFile = filepath.Join(dir, name+".record.json")
+	if err := fsutil.WriteFile(res.PackFile, run.Result.JSON, 0o644); err != nil {
+		return err
+	}
+	if err := fsutil.WriteFile(res.RecordFile, run.RecordJSON, 0o644); err != nil {
+		return err
+	}
+	if !noNotes {
+		res.NoteErr = run.WriteNote()
+	}
+	return nil
+}
+
+// PreCommitUpdates rebuilds the push the pre-commit framework describes in its
+// environment at the pre-push stage (it gives hooks no stdin, and describes
+// only the first ref of a push): PRE_COMMIT_TO_REF is the local commit,
+// PRE_COMMIT_FROM_REF the remote's (for a new branch, the parent of its first
+// new commit), PRE_COMMIT_LOCAL_BRANCH, PRE_COMMIT_REMOTE_BRANCH,
+// PRE_COMMIT_REMOTE_NAME and PRE_COMMIT_REMOTE_URL name the rest. Without
+// the refs (pre-commit pushing a root commit, or `pre-commit run
+// --hook-stage pre-push`), HEAD is checked as a new ref of the remote
+// (origin when unnamed).
+func PreCommitUpdates(dir string, getenv func(string) string) (remote, url string, updates []Update, err error) {
+	repo, err := source.Open(dir)
+	if err != nil {
+		return "", "", nil, err
+	}
+	remote, url = getenv("PRE_COMMIT_REMOTE_NAME"), getenv("PRE_COMMIT_REMOTE_URL")
+	if remote == "" {
+		remote = "origin"
+	}
+	if url == "" {
+		url = remote
+	}
+	zero := strings.Repeat("0", 40)
+	to, from := getenv("PRE_COMMIT_TO_REF"), getenv("PRE_COMMIT_FROM_REF")
+	u := Update{LocalRef: getenv("PRE_COMMIT_LOCAL_BRANCH"), RemoteRef: getenv("PRE_COMMIT_REMOTE_BRANCH"), RemoteSHA: zero}
+	if to == "" {
+		to = "HEAD"
+	}
+	h, err := repo.Resolve(to)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("PRE_COMMIT_TO_REF: %w", err)
+	}
+	u.LocalSHA = h.String()
+	if from != "" && !isZero(from) {
+		fh, err := repo.Resolve(from)
+		if err != nil {
+			return "", "", nil, fmt.Errorf("PRE_COMMIT_FROM_REF: %w", err)
+		}
+		u.RemoteSHA = fh.String()
+	}
+	if u.LocalRef == "" {
+		u.LocalRef = to
+	}
+	if u.RemoteRef == "" {
+		u.RemoteRef = u.LocalRef
+	}
+	return remote, url, []Update{u}, nil
+}

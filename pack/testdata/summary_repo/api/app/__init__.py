@@ -1,0 +1,1 @@
+"""Pricing service of the shop."""

@@ -1,0 +1,194 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// TestUnpublishedMatchesRevList checks the walk against `git rev-list head
+// --not known…` on a history with branches and merges.
+func TestUnpublishedMatchesRevList(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	root := g.Commit("root")
+	g.Write("a.txt", "a2\n")
+	g.Commit("main 1")
+	g.Git("checkout", "-q", "-b", "side")
+	g.Write("s.txt", "s\n")
+	side1 := g.Commit("side 1")
+	g.Git("checkout", "-q", "main")
+	g.Write("b.txt", "b\n")
+	main2 := g.Commit("main 2")
+	g.Git("merge", "-q", "--no-edit", "side")
+	merge := g.Git("rev-parse", "HEAD")
+	g.Write("c.txt", "c\n")
+	main3 := g.Commit("main 3")
+	g.Git("checkout", "-q", "side")
+	g.Write("s.txt", "s2\n")
+	side2 := g.Commit("side 2")
+
+	r := open(t, g.Dir)
+	cases := []struct {
+		head  string
+		known []string
+	}{
+		{main3, nil},
+		{main3, []string{root}},
+		{main3, []string{main2}},
+		{main3, []string{side1}},
+		{main3, []string{side2}},
+		{main3, []string{side2, main2}},
+		{main3, []string{merge}},
+		{main3, []string{main3}},
+		{side2, []string{main3}},
+		{side2, []string{root}},
+		{merge, []string{side1, main2}},
+	}
+	for _, tc := range cases {
+		name := fmt.Sprintf("%s --not %s", tc.head[:7], strings.Join(shorts(tc.known), " "))
+		t.Run(name, func(t *testing.T) {
+			var known []plumbing.Hash
+			args := []string{"rev-list", "--topo-order", tc.head}
+			if len(tc.known) > 0 {
+				args = append(args, "--not")
+			}
+			for _, k := range tc.known {
+				known = append(known, plumbing.NewHash(k))
+				args = append(args, k)
+			}
+			want := strings.Fields(g.Git(args...))
+			sort.Strings(want)
+			u, err := r.Unpublished(context.Background(), plumbing.NewHash(tc.head), known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			pos := map[string]int{}
+			for i, c := range u.Commits {
+				got = append(got, c.Hash.String())
+				pos[c.Hash.String()] = i
+			}
+			// Parents come before children.
+			for _, c := range u.Commits {
+				for _, p := range c.ParentHashes {
+					if i, ok := pos[p.String()]; ok && i > pos[c.Hash.String()] {
+						t.Fatalf("%s listed after its child %s", p, c.Hash)
+					}
+				}
+			}
+			sort.Strings(got)
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Fatalf("got %v\nwant %v", shorts(got), shorts(want))
+			}
+		})
+	}
+
+	// The diff base is the first known commit on the first-parent line.
+	u, err := r.Unpublished(context.Background(), plumbing.NewHash(main3), []plumbing.Hash{plumbing.NewHash(side2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Base == nil || u.Base.Hash.String() != g.Git("rev-parse", "HEAD~1~1~1") {
+		// main3 → merge → main2 → main 1 (known through side 1's parent)
+		t.Fatalf("base %v", u.Base)
+	}
+	u, err = r.Unpublished(context.Background(), plumbing.NewHash(main3), nil)
+	if err != nil || u.Base != nil {
+		t.Fatalf("base with nothing known: %v %v", u.Base, err)
+	}
+}
+
+func shorts(hs []string) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h[:7]
+	}
+	return out
+}
+
+// TestPushedScope checks what a pushed change lists: the changed files, the
+// top-level files and the .ctxpackignore files on the way, not the rest of
+// the tree; and the per-commit patches of exactly the new commits.
+func TestPushedScope(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# demo\n")
+	g.Write("go.mod", "module demo\n")
+	g.Write(".ctxpackignore", "*.gen\n")
+	g.Write("pkg/.ctxpackignore", "tmp/\n")
+	g.Write("pkg/deep/a.go", "package deep\n")
+	g.Write("pkg/deep/untouched.go", "package deep\n")
+	g.Write("other/.ctxpackignore", "x\n")
+	g.Write("other/b.go", "package other\n")
+	g.Write("gone/old.go", "package gone\n")
+	base := g.Commit("base")
+	g.Write("pkg/deep/a.go", "package deep\n\nvar A = 1\n")
+	c1 := g.Commit("one")
+	g.Remove("gone/old.go")
+	g.Write("pkg/new.go", "package pkg\n")
+	c2 := g.Commit("two")
+
+	r := open(t, g.Dir)
+	p, err := r.Pushed(context.Background(), plumbing.NewHash(c2), []plumbing.Hash{plumbing.NewHash(base)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Base != base || strings.Join(p.Commits, " ") != c1+" "+c2 {
+		t.Fatalf("base %s commits %v", p.Base, p.Commits)
+	}
+	want := ".ctxpackignore README.md go.mod pkg/.ctxpackignore pkg/deep/a.go pkg/new.go"
+	if got := strings.Join(paths(p.Snapshot.Files), " "); got != want {
+		t.Fatalf("files %s\nwant  %s", got, want)
+	}
+	changeByPath(t, p.Snapshot.Changes, "gone/old.go")
+	changeByPath(t, p.Snapshot.Changes, "pkg/new.go")
+	if len(p.Snapshot.Commits) != 2 || p.Snapshot.Commits[0].Commit != c1 {
+		t.Fatalf("commit patches %+v", p.Snapshot.Commits)
+	}
+	f := fileByPath(t, p.Snapshot.Files, "pkg/deep/a.go")
+	data, err := f.Read(context.Background())
+	if err != nil || string(data) != "package deep\n\nvar A = 1\n" || f.Size != int64(len(data)) {
+		t.Fatalf("read %q %v size %d", data, err, f.Size)
+	}
+
+	// Nothing new: no snapshot.
+	p, err = r.Pushed(context.Background(), plumbing.NewHash(c1), []plumbing.Hash{plumbing.NewHash(c2)})
+	if err != nil || p.Snapshot != nil || len(p.Commits) != 0 {
+		t.Fatalf("%+v %v", p, err)
+	}
+}
+
+func TestTrackingRefsAndPeel(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	c := g.Commit("a")
+	g.Git("update-ref", "refs/remotes/origin/main", c)
+	g.Git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+	g.Git("update-ref", "refs/remotes/other/main", c)
+	g.Git("tag", "-a", "-m", "t", "v1")
+	r := open(t, g.Dir)
+	hs, err := r.TrackingRefs("origin")
+	if err != nil || len(hs) != 1 || hs[0].String() != c {
+		t.Fatalf("%v %v", hs, err)
+	}
+	if hs, _ := r.TrackingRefs("nope"); len(hs) != 0 {
+		t.Fatalf("%v", hs)
+	}
+	tag := g.Git("rev-parse", "v1")
+	h, kind, err := r.Peel(plumbing.NewHash(tag))
+	if err != nil || kind != KindCommit || h.String() != c {
+		t.Fatalf("%s %s %v", h, kind, err)
+	}
+	tree := g.Git("rev-parse", "HEAD^{tree}")
+	if _, kind, _ := r.Peel(plumbing.NewHash(tree)); kind != KindTree {
+		t.Fatal(kind)
+	}
+	if _, kind, _ := r.Peel(plumbing.NewHash(strings.Repeat("1", 40))); kind != KindMissing {
+		t.Fatal(kind)
+	}
+}
