@@ -16,6 +16,9 @@ import (
 // side is one side of a file change; a zero side (no path) is absent.
 type side struct {
 	path string
+	// disk is the file's real path under the work tree when it differs
+	// from path (a name that is not valid UTF-8).
+	disk string
 	mode filemode.FileMode
 	hash plumbing.Hash
 	data []byte

@@ -182,7 +182,7 @@ func (r *Repo) treeFiles(ctx context.Context, tree *object.Tree) ([]pack.File, e
 		if entry.Mode == filemode.Dir {
 			continue
 		}
-		f := pack.File{Path: name, Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
+		f := pack.File{Path: safePath(name), Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
 		if entry.Mode != filemode.Submodule {
 			if size, err := tree.Size(name); err == nil {
 				f.Size = size
@@ -274,7 +274,7 @@ func (r *Repo) side(e object.ChangeEntry) (*side, error) {
 	if e.Name == "" {
 		return nil, nil
 	}
-	s := &side{path: e.Name, mode: e.TreeEntry.Mode, hash: e.TreeEntry.Hash}
+	s := &side{path: safePath(e.Name), mode: e.TreeEntry.Mode, hash: e.TreeEntry.Hash}
 	if e.TreeEntry.Mode == filemode.Submodule {
 		s.data = []byte("Subproject commit " + e.TreeEntry.Hash.String() + "\n")
 		return s, nil

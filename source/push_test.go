@@ -94,7 +94,7 @@ func TestUnpublishedMatchesRevList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Base == nil || u.Base.Hash.String() != g.Git("rev-parse", "HEAD~1~1~1") {
+	if u.Base == nil || u.Base.Hash.String() != g.Git("rev-parse", main3+"~3") {
 		// main3 → merge → main2 → main 1 (known through side 1's parent)
 		t.Fatalf("base %v", u.Base)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5"
@@ -169,4 +170,25 @@ func (r *Repo) StateDir() string {
 		}
 	}
 	return filepath.Join(filepath.Clean(gitDir), "ctxpack")
+}
+
+// safePath makes a path valid UTF-8 for JSON: each byte of an invalid
+// sequence becomes a visible \xNN escape (and a literal backslash stays as
+// it is unless it could be confused with one), so distinct names stay distinct
+// instead of collapsing into U+FFFD. Readers keep the real name.
+func safePath(p string) string {
+	if utf8.ValidString(p) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		r, size := utf8.DecodeRuneInString(p[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, p[i])
+		} else {
+			b.WriteString(p[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

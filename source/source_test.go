@@ -269,3 +269,35 @@ func TestPlainDirectory(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestNonUTF8PathsStayDistinct(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("caf\xe9.txt", "latin-1 name\n")
+	g.Write("caf\xe8.txt", "another\n")
+	g.Write("ok.txt", "ok\n")
+	g.Commit("odd names")
+	g.Write("caf\xe9.txt", "latin-1 name, edited\n")
+	r := open(t, g.Dir)
+	for name, snapFn := range map[string]func() (*pack.Snapshot, error){
+		"commit":   func() (*pack.Snapshot, error) { return r.Commit(context.Background(), "HEAD") },
+		"worktree": func() (*pack.Snapshot, error) { return r.Worktree(context.Background()) },
+	} {
+		snap, err := snapFn()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := strings.Join(paths(snap.Files), ",")
+		if got != `caf\xe8.txt,caf\xe9.txt,ok.txt` {
+			t.Fatalf("%s: files = %q", name, got)
+		}
+		f := fileByPath(t, snap.Files, `caf\xe9.txt`)
+		data, err := f.Read(context.Background())
+		if err != nil || !strings.HasPrefix(string(data), "latin-1 name") {
+			t.Fatalf("%s: read = %q %v", name, data, err)
+		}
+	}
+	snap, _ := r.Worktree(context.Background())
+	if c := changeByPath(t, snap.Changes, `caf\xe9.txt`); c.Status != "modified" {
+		t.Fatalf("change = %+v", c)
+	}
+}

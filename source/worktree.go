@@ -111,9 +111,10 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 // trackedFile builds the snapshot entry of an index entry from the disk.
 func (r *Repo) trackedFile(e *index.Entry) (*pack.File, *side, error) {
 	abs := filepath.Join(r.Root, filepath.FromSlash(e.Name))
+	name := safePath(e.Name)
 	if e.Mode == filemode.Submodule {
-		f := &pack.File{Path: e.Name, Mode: pack.ModeSubmodule, Blob: e.Hash.String()}
-		return f, &side{path: e.Name, mode: filemode.Submodule, hash: e.Hash,
+		f := &pack.File{Path: name, Mode: pack.ModeSubmodule, Blob: e.Hash.String()}
+		return f, &side{path: name, mode: filemode.Submodule, hash: e.Hash,
 			data: []byte("Subproject commit " + e.Hash.String() + "\n")}, nil
 	}
 	fi, err := os.Lstat(abs)
@@ -123,8 +124,8 @@ func (r *Repo) trackedFile(e *index.Entry) (*pack.File, *side, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("stat %s: %w", e.Name, err)
 	}
-	f := &pack.File{Path: e.Name, Size: fi.Size(), Mode: diskMode(fi)}
-	s := &side{path: e.Name, mode: fileMode(f.Mode)}
+	f := &pack.File{Path: name, Size: fi.Size(), Mode: diskMode(fi)}
+	s := &side{path: name, disk: e.Name, mode: fileMode(f.Mode)}
 	var data []byte
 	if f.Mode == pack.ModeSymlink {
 		target, err := os.Readlink(abs)
@@ -165,7 +166,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, headTree *object.Tree, curre
 			if entry.Mode == filemode.Dir {
 				continue
 			}
-			head[name] = &side{path: name, mode: entry.Mode, hash: entry.Hash}
+			head[safePath(name)] = &side{path: safePath(name), mode: entry.Mode, hash: entry.Hash}
 		}
 	}
 	var changes []pack.Change
@@ -175,7 +176,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, headTree *object.Tree, curre
 		}
 		var err error
 		if fromDisk {
-			s.data, err = os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(s.path)))
+			s.data, err = os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(s.disk)))
 		} else {
 			s.data, err = r.readBlob(s.hash)
 		}
@@ -252,6 +253,7 @@ func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo boo
 		}
 		rel, _ := filepath.Rel(root, abs)
 		rel = filepath.ToSlash(rel)
+		display := safePath(rel)
 		if rel == "." {
 			patterns[""] = append(rootPatterns, readIgnore(filepath.Join(abs, ".gitignore"), nil)...)
 			return nil
@@ -275,7 +277,7 @@ func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo boo
 		if isDir {
 			if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
 				if !skip[rel] {
-					files = append(files, pack.File{Path: rel, Mode: pack.ModeSubmodule})
+					files = append(files, pack.File{Path: display, Mode: pack.ModeSubmodule})
 				}
 				return fs.SkipDir
 			}
@@ -295,7 +297,7 @@ func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo boo
 		if err != nil {
 			return fmt.Errorf("stat %s: %w", rel, err)
 		}
-		f := pack.File{Path: rel, Size: fi.Size(), Mode: diskMode(fi)}
+		f := pack.File{Path: display, Size: fi.Size(), Mode: diskMode(fi)}
 		if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
 			if !fi.Mode().IsRegular() {
 				return nil // sockets, devices, fifos: not content
