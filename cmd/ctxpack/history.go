@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/transparency"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 )
 
@@ -21,6 +22,20 @@ func openGit(dir string) (*source.Repo, error) {
 	return repo, nil
 }
 
+// openRev opens the repository and resolves the optional REV argument (HEAD).
+func openRev(dir string, args []string) (*source.Repo, plumbing.Hash, error) {
+	repo, err := openGit(dir)
+	if err != nil {
+		return nil, plumbing.ZeroHash, err
+	}
+	rev := "HEAD"
+	if len(args) == 1 {
+		rev = args[0]
+	}
+	h, err := repo.Resolve(rev)
+	return repo, h, err
+}
+
 func newLogCmd(io ioStreams) *cobra.Command {
 	var dir string
 	var n int
@@ -29,15 +44,7 @@ func newLogCmd(io ioStreams) *cobra.Command {
 		Short: "List the transparency records of REV's first-parent history, newest first",
 		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := openGit(dir)
-			if err != nil {
-				return err
-			}
-			rev := "HEAD"
-			if len(args) == 1 {
-				rev = args[0]
-			}
-			h, err := repo.Resolve(rev)
+			repo, h, err := openRev(dir, args)
 			if err != nil {
 				return err
 			}
@@ -73,15 +80,7 @@ func newVerifyCmd(io ioStreams) *cobra.Command {
 		Short: "Walk the hash chain of records from REV and report every break",
 		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			repo, err := openGit(dir)
-			if err != nil {
-				return err
-			}
-			rev := "HEAD"
-			if len(args) == 1 {
-				rev = args[0]
-			}
-			h, err := repo.Resolve(rev)
+			repo, h, err := openRev(dir, args)
 			if err != nil {
 				return err
 			}
@@ -90,7 +89,7 @@ func newVerifyCmd(io ioStreams) *cobra.Command {
 				return err
 			}
 			if rep.Records == 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("no records in refs/notes/ctxpack for %s's history (fetch them: git fetch origin 'refs/notes/*:refs/notes/*')", rev)}
+				return &exitError{code: exitFailure, err: fmt.Errorf("no records in refs/notes/ctxpack for %s's history (fetch them: git fetch origin 'refs/notes/*:refs/notes/*')", h.String()[:12])}
 			}
 			for _, b := range rep.Breaks {
 				fmt.Fprintf(io.Out, "BREAK %s %s: %s\n", b.Commit[:12], b.Kind, b.Message)
