@@ -12,13 +12,13 @@ import (
 // (GITHUB_EVENT_PATH). Unknown fields are ignored.
 type Event struct {
 	// push
-	Ref        string       `json:"ref"`
-	Before     string       `json:"before"`
-	After      string       `json:"after"`
-	Created    bool         `json:"created"`
-	Deleted    bool         `json:"deleted"`
-	BaseRef    *string      `json:"base_ref"`
-	HeadCommit *eventCommit `json:"head_commit"`
+	Ref        string        `json:"ref"`
+	Before     string        `json:"before"`
+	After      string        `json:"after"`
+	Created    bool          `json:"created"`
+	Deleted    bool          `json:"deleted"`
+	BaseRef    *string       `json:"base_ref"`
+	HeadCommit *eventCommit  `json:"head_commit"`
 	Commits    []eventCommit `json:"commits"`
 	// pull_request, pull_request_target
 	Action      string       `json:"action"`
@@ -142,7 +142,7 @@ func PlanFor(name string, ev *Event, sha string) (*Plan, error) {
 }
 
 func planPush(ev *Event) (*Plan, error) {
-	if ev.Deleted || (isZero(ev.After) && ev.After != "") {
+	if ev.Deleted || isZero(ev.After) {
 		return &Plan{Kind: PlanSkip, Ref: ev.Ref, Why: "push deleted " + ev.Ref + ": nothing to pack"}, nil
 	}
 	if ev.After == "" {

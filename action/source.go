@@ -112,6 +112,11 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 		head = p.AltHead
 		notes = append(notes, fmt.Sprintf("The pull request's head %s is not in the checkout; its merge commit %s (what actions/checkout checks out) was packed instead.", short(p.Head), short(head)))
 	}
+	hc, err := repo.Resolve(head) // a tag object resolves to its commit
+	if err != nil {
+		return nil, err
+	}
+	headSHA := hc.String()
 	var changes []pack.Change
 	recordBase := ""
 	gh, err := r.github()
@@ -128,7 +133,7 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 				recordBase = base
 			}
 		default:
-			changes, err = commitFiles(ctx, gh, r.owner, r.repo, p.Head)
+			changes, err = commitFiles(ctx, gh, r.owner, r.repo, headSHA)
 		}
 	}
 	var skipped []audit.Check
@@ -142,7 +147,7 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 	skipped = append(skipped, audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped,
 		Message: "the per-commit secret scan did not run: the commits of this change are not in the checkout (shallow clone); set fetch-depth: 0 on actions/checkout",
 		Details: map[string]any{"head": head, "base": base}})
-	snap, err := repo.TreeWithChanges(ctx, head, recordBase, changes)
+	snap, err := repo.TreeWithChanges(ctx, headSHA, recordBase, changes)
 	if err != nil {
 		return nil, err
 	}
