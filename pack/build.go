@@ -31,8 +31,8 @@ type Options struct {
 	Scanner SecretScanner
 	// Sensitive matches credential files by path (audit.SensitiveFile).
 	Sensitive func(path string) (signature string, ok bool)
-	// Related orders the files the changed files import (see imports.go); nil
-	// means none are known.
+	// Related orders the files the changed files import; nil means the
+	// builder's own import graph (imports.go) over the packable files.
 	Related func(changed []string) []string
 	// ToolVersion is stamped in the metadata.
 	ToolVersion string

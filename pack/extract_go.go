@@ -142,7 +142,7 @@ func extractGo(p, text string, f *Facts) {
 		w := &goRouteWalker{f: f, line: line, handled: map[ast.Node]bool{}, fws: map[string]string{}}
 		w.walk(file, map[string]string{})
 	}
-	goCobra(file, f, line)
+	goCobra(file, f)
 }
 
 func firstLine(s string) string {
@@ -677,7 +677,7 @@ func (w *goRouteWalker) methodRoute(base, method string, args []ast.Expr, prefix
 }
 
 // goCobra finds &cobra.Command{Use: "name …", Short: "…"} literals.
-func goCobra(file *ast.File, f *Facts, line func(token.Pos) int) {
+func goCobra(file *ast.File, f *Facts) {
 	ast.Inspect(file, func(x ast.Node) bool {
 		lit, ok := x.(*ast.CompositeLit)
 		if !ok {
@@ -716,7 +716,6 @@ func goCobra(file *ast.File, f *Facts, line func(token.Pos) int) {
 			cmd += ": " + capRunes(strings.TrimSpace(short), 120)
 		}
 		f.Commands = append(f.Commands, cmd)
-		_ = line
 		return true
 	})
 }

@@ -144,10 +144,6 @@ func extractJava(p, text string, f *Facts) {
 					}
 				}
 			}
-			if open >= 0 {
-				// Skip nothing: nested types and lambdas inside are still scanned.
-				_ = open
-			}
 		}
 		javaSignal(s, i, f)
 	}

@@ -20,12 +20,12 @@ const (
 // tok is one token. depth is the number of braces enclosing it (a "{" and
 // its matching "}" have the same depth).
 type tok struct {
-	kind  tkind
-	text  string
-	line  int
-	depth int
+	kind tkind
 	// subst is set on a template literal with ${…} substitutions.
 	subst bool
+	depth int32
+	line  int
+	text  string
 }
 
 type lexOpts struct {
@@ -55,11 +55,11 @@ var jsRegexKeywords = set("return", "typeof", "instanceof", "in", "of", "new", "
 // strings end at a newline (except in Rust), which keeps a stray quote (an
 // apostrophe in JSX text) from swallowing the rest of the file.
 func lex(src string, o lexOpts) []tok {
-	toks := make([]tok, 0, len(src)/5)
+	toks := make([]tok, 0, len(src)/3)
 	line, depth := 1, 0
 	i, n := 0, len(src)
 	emit := func(k tkind, text string, l int) {
-		toks = append(toks, tok{kind: k, text: text, line: l, depth: depth})
+		toks = append(toks, tok{kind: k, text: text, line: l, depth: int32(depth)})
 	}
 	regexAllowed := func() bool {
 		if len(toks) == 0 {
@@ -186,7 +186,7 @@ func lex(src string, o lexOpts) []tok {
 			i = j
 		case c == '`' && o.js:
 			j, nl, subst := scanTemplate(src, i)
-			toks = append(toks, tok{kind: tTemplate, text: src[i+1 : max(i+1, j-1)], line: line, depth: depth, subst: subst})
+			toks = append(toks, tok{kind: tTemplate, text: src[i+1 : max(i+1, j-1)], line: line, depth: int32(depth), subst: subst})
 			line += nl
 			i = j
 		case c == '/' && o.js && regexAllowed():

@@ -9,12 +9,12 @@ import (
 // bol marks the first token of a logical line.
 type ptok struct {
 	kind    tkind
-	text    string
-	prefix  string // string prefix, lower case (f, r, b, rb, …)
+	bol     bool
+	fstr    bool // an f-string
+	indent  int32
 	line    int
 	endLine int
-	indent  int
-	bol     bool
+	text    string
 }
 
 // lexPython tokenizes Python: comments, strings with prefixes and triple
@@ -26,8 +26,9 @@ func lexPython(src string) []ptok {
 	i, n := 0, len(src)
 	col := 0 // column of i when at the start of a line
 	atLineStart := true
+	toks = make([]ptok, 0, len(src)/3)
 	emit := func(k tkind, text, prefix string, l, end int) {
-		toks = append(toks, ptok{kind: k, text: text, prefix: prefix, line: l, endLine: end, indent: indent, bol: bol})
+		toks = append(toks, ptok{kind: k, text: text, fstr: strings.ContainsAny(prefix, "fF"), line: l, endLine: end, indent: int32(indent), bol: bol})
 		bol = false
 	}
 	for i < n {
@@ -85,7 +86,7 @@ func lexPython(src string) []ptok {
 			word := src[start:i]
 			if i < n && (src[i] == '"' || src[i] == '\'') && len(word) <= 2 && isStringPrefix(word) {
 				j, text, nl := scanPyString(src, i)
-				emit(tString, text, strings.ToLower(word), line, line+nl)
+				emit(tString, text, word, line, line+nl)
 				line += nl
 				i = j
 				continue
@@ -168,7 +169,7 @@ func (s *pyStream) ident(i int, w string) bool {
 func (s *pyStream) isName(i int) bool { return i >= 0 && i < len(s.t) && s.t[i].kind == tIdent }
 
 func (s *pyStream) str(i int) (string, bool) {
-	if i < 0 || i >= len(s.t) || s.t[i].kind != tString || strings.Contains(s.t[i].prefix, "f") {
+	if i < 0 || i >= len(s.t) || s.t[i].kind != tString || s.t[i].fstr {
 		return "", false
 	}
 	return s.t[i].text, true
@@ -177,7 +178,13 @@ func (s *pyStream) str(i int) (string, bool) {
 // close returns the index of the bracket closing the one at i.
 func (s *pyStream) close(i int) int {
 	open := s.t[i].text
-	closeB := map[string]string{"(": ")", "[": "]", "{": "}"}[open]
+	closeB := ")"
+	switch open {
+	case "[":
+		closeB = "]"
+	case "{":
+		closeB = "}"
+	}
 	nest := 0
 	for j := i; j < len(s.t); j++ {
 		if s.t[j].kind != tPunct {
@@ -245,11 +252,11 @@ func extractPython(p, text string, f *Facts) {
 	var decorators []int            // indexes of "@" of pending decorators
 	type scope struct {
 		name   string
-		indent int
+		indent int32
 		class  bool
 	}
 	var scopes []scope
-	var loops []int // indents of enclosing loops
+	var loops []int32 // indents of enclosing loops
 	for i := 0; i < len(t); i++ {
 		x := t[i]
 		if x.bol {
@@ -424,7 +431,7 @@ func pyFunc(s *pyStream, i int, name string) Func {
 	fn := Func{Name: name, Line: t[i].line, EndLine: t[i].endLine, Complexity: 1}
 	// The body starts after the def's own logical line.
 	j := s.lineEnd(i) + 1
-	var loops []int
+	var loops []int32
 	for ; j < len(t); j++ {
 		x := t[j]
 		if x.bol && x.indent <= ind {
@@ -593,7 +600,7 @@ func pySignal(s *pyStream, i int, f *Facts) {
 	}
 	if x.kind == tString && sqlRe.MatchString(x.text) {
 		switch {
-		case strings.Contains(x.prefix, "f") && strings.Contains(x.text, "{"):
+		case x.fstr && strings.Contains(x.text, "{"):
 			f.signal(SignalSecurity, x.line, "builds SQL in an f-string")
 		case s.punct(i+1, "%") && !s.isLit(i+2) || s.punct(i+1, "+") && !s.isLit(i+2) || s.punct(i-1, "+") && !s.isLit(i-2):
 			f.signal(SignalSecurity, x.line, "builds SQL by string formatting")
@@ -604,7 +611,7 @@ func pySignal(s *pyStream, i int, f *Facts) {
 }
 
 func (s *pyStream) isLit(i int) bool {
-	return i >= 0 && i < len(s.t) && (s.t[i].kind == tString && !strings.Contains(s.t[i].prefix, "f") || s.t[i].kind == tNumber)
+	return i >= 0 && i < len(s.t) && (s.t[i].kind == tString && !s.t[i].fstr || s.t[i].kind == tNumber)
 }
 
 // inCall reports whether token i is inside the argument list of a call to a

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -176,7 +177,9 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 	p := &Pack{SchemaVersion: SchemaVersion, Type: policy.TypeSummary, Source: b.snap.Source, Manifest: manifest}
 	b.fillIndex(p, 0, 0, 0)
 	sb.base = *p
-	for attempt := 0; ; attempt++ {
+	// Fit, then scan the result as the audit will; a redaction changes sizes,
+	// so fit again.
+	for attempt := 0; attempt < 4; attempt++ {
 		fitted, err := sb.fit()
 		if err != nil {
 			return nil, err
@@ -185,11 +188,12 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 		if err != nil {
 			return nil, err
 		}
-		if !changed || attempt == 3 {
+		if !changed {
 			sb.account(fitted)
 			return fitted, nil
 		}
 	}
+	return nil, errors.New("secret scan of the summary: the pack still holds secrets after redaction")
 }
 
 // buildUnits lists the optional parts in priority order: summaries of the
@@ -463,7 +467,7 @@ func (sb *summaryBuilder) assemble(lv condensation, k int) (*Pack, int) {
 		var st condenseStats
 		p.FileIndex, st = condenseIndex(sb.base.FileIndex, pinned, lv.depth)
 		if st.files > 0 {
-			meta.IndexCondensed = fmt.Sprintf("file index condensed by directory to fit %s: %s of %s files are listed as %s (a path ending in \"/\" stands for the files under that directory without an entry of their own, grouped by inclusion and exclusion reason); changed files and files the summary describes are listed individually; directory_tree omitted",
+			meta.IndexCondensed = fmt.Sprintf("file index condensed by directory to fit %s: %s of %s files are listed as %s (a path ending in \"/\" stands for the files under that directory that have no entry of their own and no deeper directory entry, grouped by inclusion and exclusion reason; \"files\" counts them); changed files and files the summary describes are listed individually; directory_tree omitted",
 				sb.limitName(), th(st.files), th(len(sb.base.FileIndex)), count(st.entries, "directory entry", "directory entries"))
 		}
 	}
@@ -551,24 +555,102 @@ func (sb *summaryBuilder) fits(p *Pack) (bool, int, int, error) {
 	return ok, n, chars, nil
 }
 
+// sizeModel gives cheap lower bounds of the serialized size of the pack at
+// a level with the first k units: the size without units plus what each
+// unit adds as an array element. Units only add (their files are pinned in
+// the index too), so the bound never exceeds the real size; it is used to
+// skip tries that cannot fit, and every choice is measured for real.
+type sizeModel struct {
+	sb           *summaryBuilder
+	bytes, chars []int // prefix sums over units
+	base         map[int][2]int
+	slack        int
+}
+
+func (sb *summaryBuilder) newSizeModel() (*sizeModel, error) {
+	m := &sizeModel{sb: sb, bytes: make([]int, len(sb.units)+1), chars: make([]int, len(sb.units)+1), base: map[int][2]int{}}
+	for i, u := range sb.units {
+		var v any
+		switch {
+		case u.file != nil:
+			v = u.file
+		case u.entry != nil:
+			v = u.entry
+		case u.hot != nil:
+			v = u.hot
+		default:
+			v = sb.hunks[u.change][u.hunk]
+		}
+		data, err := Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		n, c := len(data)-2, utf8.RuneCount(data)-2 // the newline, plus a comma, minus quotes for a diff
+		if u.kind == unitDiff {
+			n, c = len(data)-3, utf8.RuneCount(data)-3
+		}
+		m.bytes[i+1], m.chars[i+1] = m.bytes[i]+n, m.chars[i]+c
+	}
+	// A diff that is kept drops its "diff_withheld":"size_limit"; counts
+	// in the budget and in index_condensed may lose a few digits.
+	m.slack = 64
+	for i := range sb.changes {
+		if len(sb.hunks[i]) > 0 {
+			m.slack += len(`,"diff_withheld":"size_limit"`)
+		}
+	}
+	return m, nil
+}
+
+// hopeless reports whether the pack at level li with k units surely does
+// not fit.
+func (m *sizeModel) hopeless(li int, lv condensation, k int) (bool, error) {
+	b, ok := m.base[li]
+	if !ok {
+		p, _ := m.sb.assemble(lv, 0)
+		n, c, err := measure(p)
+		if err != nil {
+			return false, err
+		}
+		b = [2]int{n, c}
+		m.base[li] = b
+	}
+	n, c := b[0]-m.slack+m.bytes[k], b[1]-m.slack+m.chars[k]
+	if int64(n) > m.sb.b.pol.Limits.MaxContentBytes {
+		return true, nil
+	}
+	if t := m.sb.b.pol.TierLimit(); t > 0 && c > t {
+		return true, nil
+	}
+	return false, nil
+}
+
 // fit chooses how much to keep: everything at the most detailed index that
-// fits; else the most units that fit with the coarsest index, then the most
-// detailed index those units allow.
+// fits (condensed at most to top-level directories); else the most units
+// that fit with the index at that floor, then the most detailed index those
+// units allow.
 func (sb *summaryBuilder) fit() (*Pack, error) {
 	levels := sb.levels()
 	all := len(sb.units)
-	try := func(lv condensation, k int) (*Pack, bool, int, int, error) {
-		p, _ := sb.assemble(lv, k)
+	model, err := sb.newSizeModel()
+	if err != nil {
+		return nil, err
+	}
+	try := func(li int, k int) (*Pack, bool, int, int, error) {
+		if no, err := model.hopeless(li, levels[li], k); err != nil || no {
+			return nil, false, 0, 0, err
+		}
+		p, _ := sb.assemble(levels[li], k)
 		ok, n, chars, err := sb.fits(p)
 		return p, ok, n, chars, err
 	}
 	// Keeping every part is worth condensing the index down to its top-level
 	// directories, not further.
-	for _, lv := range levels {
+	for li, lv := range levels {
 		if lv.depth == 0 {
 			break
 		}
-		p, ok, _, _, err := try(lv, all)
+		p, ok, _, _, err := try(li, all)
 		if err != nil {
 			return nil, err
 		}
@@ -580,16 +662,17 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 	// not even that fits without any part.
 	floor := -1
 	var n, chars int
-	for i, lv := range levels {
+	for li, lv := range levels {
 		if lv.depth < 0 || lv.depth > 1 {
 			continue
 		}
-		_, ok, n1, c1, err := try(lv, 0)
+		p, _ := sb.assemble(lv, 0)
+		ok, n1, c1, err := sb.fits(p)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			floor = i
+			floor = li
 			break
 		}
 		n, chars = n1, c1
@@ -597,11 +680,42 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 	if floor < 0 {
 		return nil, sb.tooLarge(n, chars)
 	}
-	// The largest k that fits (sizes grow with k).
-	lo, hi := 0, all // lo fits, hi does not
+	// The largest k that fits (sizes grow with k): the bound gives an upper
+	// limit, then gallop down and bisect.
+	hi := all + 1 // the smallest k known not to fit
+	for lo, up := 0, all; lo <= up; {
+		mid := (lo + up) / 2
+		no, err := model.hopeless(floor, levels[floor], mid)
+		if err != nil {
+			return nil, err
+		}
+		if no {
+			hi, up = mid, mid-1
+		} else {
+			lo = mid + 1
+		}
+	}
+	lo := 0 // the largest k known to fit
+	step := 1
+	for k := hi - 1; k > lo; {
+		_, ok, _, _, err := try(floor, k)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			lo = k
+			break
+		}
+		hi = k
+		k -= step
+		step *= 2
+		if k < lo {
+			k = lo
+		}
+	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		_, ok, _, _, err := try(levels[floor], mid)
+		_, ok, _, _, err := try(floor, mid)
 		if err != nil {
 			return nil, err
 		}
@@ -611,8 +725,8 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			hi = mid
 		}
 	}
-	for _, lv := range levels[:floor+1] {
-		p, ok, _, _, err := try(lv, lo)
+	for li := range levels[:floor+1] {
+		p, ok, _, _, err := try(li, lo)
 		if err != nil {
 			return nil, err
 		}
@@ -620,8 +734,8 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			return p, nil
 		}
 	}
-	p, _, _, _, err := try(levels[floor], lo)
-	return p, err
+	p, _ := sb.assemble(levels[floor], lo)
+	return p, nil
 }
 
 // tooLarge is the error when not even the manifest, the changed-file list
@@ -710,7 +824,7 @@ func condenseIndex(full []IndexEntry, pinned map[string]bool, d int) ([]IndexEnt
 		}
 		st.files += len(idx)
 		st.entries++
-		ce := IndexEntry{Path: k.dir + "/", Included: !k.excluded, ExclusionReason: k.reason}
+		ce := IndexEntry{Path: k.dir + "/", Included: !k.excluded, ExclusionReason: k.reason, Files: len(idx)}
 		if k.dir == "" {
 			ce.Path = "./"
 		}
@@ -763,15 +877,60 @@ func condenseIndex(full []IndexEntry, pinned map[string]bool, d int) ([]IndexEnt
 
 // IndexCovers reports whether a pack's file index accounts for the file at
 // p: an entry of its own or, in a condensed index (metadata.index_condensed),
-// a directory entry ("dir/", "./" for the root) that contains it.
+// the deepest directory entry ("dir/", "./" for the root) above it.
 func IndexCovers(index []IndexEntry, p string) bool {
+	_, ok := coveringEntry(index, p)
+	return ok
+}
+
+// coveringEntry returns the path of the entry accounting for p.
+func coveringEntry(index []IndexEntry, p string) (string, bool) {
+	best := ""
+	found := false
 	for _, e := range index {
 		if e.Path == p {
-			return true
+			return p, true
 		}
 		if strings.HasSuffix(e.Path, "/") && (e.Path == "./" || strings.HasPrefix(p, e.Path)) {
-			return true
+			if !found || len(e.Path) > len(best) || best == "./" {
+				best, found = e.Path, true
+			}
 		}
 	}
-	return false
+	return best, found
+}
+
+// CheckIndex verifies that a file index accounts for exactly the given
+// files: each has an entry of its own or is counted by the deepest
+// directory entry above it, and every directory entry's files count equals
+// the files it covers. It returns the problems found, none when it holds.
+func CheckIndex(index []IndexEntry, paths []string) []string {
+	var problems []string
+	own := map[string]bool{}
+	dirFiles := map[string]int{}
+	for _, e := range index {
+		if strings.HasSuffix(e.Path, "/") {
+			dirFiles[e.Path] += e.Files
+		} else {
+			own[e.Path] = true
+		}
+	}
+	covered := map[string]int{}
+	for _, p := range paths {
+		if own[p] {
+			continue
+		}
+		dir, ok := coveringEntry(index, p)
+		if !ok {
+			problems = append(problems, p+" is not in the file index")
+			continue
+		}
+		covered[dir]++
+	}
+	for _, d := range sortedKeys(dirFiles) {
+		if covered[d] != dirFiles[d] {
+			problems = append(problems, fmt.Sprintf("directory entry %s says %d files, %d are under it without an entry of their own", d, dirFiles[d], covered[d]))
+		}
+	}
+	return problems
 }

@@ -211,6 +211,8 @@ func largestFunc(fs []Func) *Func {
 func (sb *summaryBuilder) entrypoints() []Entrypoint {
 	var out []Entrypoint
 	covered := map[string]bool{} // files whose routes/commands are listed
+	programs := map[string]bool{}
+	manifestListed := map[string]bool{}
 	// Go main packages: one entry per directory, routes and commands of the package.
 	goMainDirs := map[string]string{}
 	for _, p := range sb.paths {
@@ -248,7 +250,9 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 			}
 			desc := fmt.Sprintf("Go program (package main in %s), func main at line %s", where, th(f.MainLine))
 			out = append(out, sb.entry(p, desc, routes, cmds, true))
+			programs[p] = true
 		case f.Main && f.Lang != LangGo:
+			programs[p] = true
 			covered[p] = true
 			desc := fmt.Sprintf("%s program entry at line %s", langName(p), th(f.MainLine))
 			switch {
@@ -308,6 +312,7 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 			continue
 		}
 		listed[p] = true
+		manifestListed[p] = true
 		typ := "script"
 		if f := sb.facts[p]; f != nil && f.Lang == LangGo {
 			typ = "cli"
@@ -318,7 +323,26 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 	if len(out) == 0 {
 		out = append(out, sb.libraries()...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	// Programs first, then route and command files, then the manifest's and
+	// the libraries; by path within each (the order is the priority when
+	// parts must be dropped).
+	rank := func(e Entrypoint) int {
+		switch {
+		case programs[e.Path]:
+			return 0
+		case e.Type == "library":
+			return 3
+		case manifestListed[e.Path]:
+			return 2
+		}
+		return 1
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i].Path < out[j].Path
+	})
 	return out
 }
 

@@ -117,6 +117,9 @@ type IndexEntry struct {
 	ExclusionReason Reason   `json:"exclusion_reason,omitempty"`
 	// Detail says which rule excluded the file (a pattern, a limit).
 	Detail string `json:"detail,omitempty"`
+	// Files is set on a condensed directory entry of a Summary pack (a path
+	// ending in "/"): the number of files it stands for.
+	Files int `json:"files,omitempty"`
 }
 
 // Change is one changed file of the commit or range.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -158,5 +159,28 @@ func TestAuditTamperedPacks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCondensedSummaryPackAuditsClean(t *testing.T) {
+	g := gittest.New(t)
+	for i := 0; i < 600; i++ {
+		g.Write(fmt.Sprintf("pkg/m%02d/f%03d.go", i%30, i), fmt.Sprintf("package m%02d\n\nfunc F%d() int { return %d }\n", i%30, i, i))
+	}
+	g.Commit("many files")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Tier: "cheap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := run.Result.Pack
+	if p.Type != "summary" || p.Metadata.IndexCondensed == "" {
+		t.Fatalf("type %s, condensed %q", p.Type, p.Metadata.IndexCondensed)
+	}
+	if run.Verdict.Status != audit.StatusPass {
+		t.Fatalf("verdict = %+v", run.Verdict.Failed)
+	}
+	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, run.Result.JSON), RepoDir: g.Dir})
+	if err != nil || v.Status != audit.StatusPass {
+		t.Fatalf("audit = %+v, %v", v, err)
 	}
 }
