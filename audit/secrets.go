@@ -427,6 +427,7 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 			raw, err = nil, fmt.Errorf("%w: %s: %v", errScanPanic, path, r)
 		}
 	}()
+	//lint:ignore SA1019 v8's DetectContext takes detect.Fragment; sources.Fragment replaces it only in v9
 	frag := detect.Fragment{
 		Raw:       text,
 		FilePath:  path,

@@ -26,10 +26,7 @@ func planted(f secrettest.Fake) map[string]string {
 
 func values(f secrettest.Fake) []string {
 	out := []string{f.AWSKeyID, f.AWSSecret, f.GitHub, f.Slack, f.JWT, f.Stripe, f.APIKey, f.DBPassword}
-	for _, l := range strings.Split(f.RSAKey, "\n")[1:13] {
-		out = append(out, l)
-	}
-	return out
+	return append(out, strings.Split(f.RSAKey, "\n")[1:13]...)
 }
 
 // assertNoFragment fails when any 12-character window of any value appears.
