@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxpack/ctxpack/hooks"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack/schema"
 )
@@ -184,7 +185,7 @@ func TestCleanPushPassesAndRecords(t *testing.T) {
 	f := newFixture(t)
 	out := f.mustPush("-u", "origin", "main")
 	head := f.g.Git("rev-parse", "HEAD")
-	for _, want := range []string{"refs/heads/main: pass", "1 new commit", "whole tree", "no tracking refs for origin"} {
+	for _, want := range []string{"refs/heads/main: pass", "1 new commit (whole tree)", "no tracking refs for origin"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -198,7 +199,7 @@ func TestCleanPushPassesAndRecords(t *testing.T) {
 	f.g.Write("util.go", "package main\n\nfunc util() {}\n")
 	next := f.g.Commit("util")
 	out = f.mustPush()
-	for _, want := range []string{"refs/heads/main: pass", "1 new commit", "from " + short(head), "1 file"} {
+	for _, want := range []string{"refs/heads/main: pass", "1 new commit from " + short(head), "1 changed file", "3 files packed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -483,7 +484,7 @@ func TestExistingHookKeptRunAndRestored(t *testing.T) {
 	}
 	// Uninstalling again does nothing; a foreign hook is never removed.
 	out = e.must(g.Dir, ctxpackBin(), "hook", "uninstall")
-	if !strings.Contains(out, "not installed") {
+	if !strings.Contains(out, "is another hook, left as it is") {
 		t.Fatalf("second uninstall: %s", out)
 	}
 }
@@ -542,5 +543,173 @@ func TestMissingBinaryBlocksWithMessage(t *testing.T) {
 	out = f.mustPush("origin", "main")
 	if !strings.Contains(out, "refs/heads/main: pass") {
 		t.Fatalf("output:\n%s", out)
+	}
+}
+
+func TestTagAndBranchAtOneCommitShareARun(t *testing.T) {
+	f := newFixture(t)
+	f.mustPush("-u", "origin", "main")
+	f.g.Write("d.txt", "d\n")
+	c := f.g.Commit("d")
+	f.g.Git("tag", "v3")
+	out := f.mustPush("origin", "main", "v3")
+	if !strings.Contains(out, "refs/heads/main: pass · 1 new commit") || !strings.Contains(out, "refs/tags/v3: pass, its commits are checked with refs/heads/main") {
+		t.Fatalf("output:\n%s", out)
+	}
+	f.assertRecorded(c)
+	// The note holds main's record (the tag's run was not a separate one).
+	if note := f.g.Git("notes", "--ref", "ctxpack", "show", c); !strings.Contains(note, `"ref":"refs/heads/main"`) {
+		t.Fatalf("note: %s", note)
+	}
+}
+
+// TestHooksPathAndWorktree installs where git looks for hooks: core.hooksPath
+// (relative to the work tree) and, from a linked worktree, the main
+// repository's hooks; the push from the worktree runs the hook.
+func TestHooksPathAndWorktree(t *testing.T) {
+	f := newFixture(t) // installed in .git/hooks
+	g := f.g
+	// Locate reads the config files of this process's environment: make it
+	// the one git runs with.
+	t.Setenv("HOME", f.home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	os.Unsetenv("GIT_CONFIG_GLOBAL")
+	t.Setenv("GIT_CONFIG_COUNT", "")
+	wt := filepath.Join(t.TempDir(), "wt")
+	g.Git("worktree", "add", "-q", "-b", "wt-branch", wt)
+	gitPath := func(dir string) string {
+		out := f.must(dir, "git", "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+		return strings.TrimSpace(out)
+	}
+	loc, err := hooks.Locate(wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitPath(wt); loc.Dir != want || loc.From != "default" {
+		t.Fatalf("worktree hooks %s (%s), git says %s", loc.Dir, loc.From, want)
+	}
+	if _, err := os.Stat(filepath.Join(wt, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	out := f.must(wt, ctxpackBin(), "hook", "install")
+	if !strings.Contains(out, "already installed") {
+		t.Fatalf("install from the worktree: %s", out)
+	}
+	if err := os.WriteFile(filepath.Join(wt, "wt.txt"), []byte("wt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.must(wt, "git", "add", "-A")
+	f.must(wt, "git", "commit", "-q", "-m", "wt")
+	out = f.must(wt, "git", "push", "origin", "wt-branch")
+	if !strings.Contains(out, "refs/heads/wt-branch: pass") {
+		t.Fatalf("push from the worktree:\n%s", out)
+	}
+	// The state and records are in the common dir.
+	head := strings.TrimSpace(f.must(wt, "git", "rev-parse", "HEAD"))
+	if _, err := os.Stat(filepath.Join(g.Dir, ".git", "ctxpack", "prepush", short(head)+".record.json")); err != nil {
+		t.Fatal(err)
+	}
+
+	// core.hooksPath, relative: the hook goes there, and git runs it.
+	g.Git("config", "core.hooksPath", "githooks")
+	loc, err = hooks.Locate(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitPath(g.Dir); loc.Dir != want || !strings.HasSuffix(loc.From, "config") {
+		t.Fatalf("hooksPath %s (%s), git says %s", loc.Dir, loc.From, want)
+	}
+	out = f.must(g.Dir, ctxpackBin(), "hook", "install")
+	if !strings.Contains(out, filepath.Join(g.Dir, "githooks", "pre-push")) {
+		t.Fatalf("install: %s", out)
+	}
+	g.Write("hp.txt", "x\n")
+	g.Commit("hp")
+	out = f.mustPush("origin", "main")
+	if !strings.Contains(out, "ctxpack pre-push → origin") {
+		t.Fatalf("hook in core.hooksPath did not run:\n%s", out)
+	}
+	// Global config, with ~ expanded; the repository's setting wins over it.
+	global := filepath.Join(f.home, ".gitconfig")
+	if err := os.WriteFile(global, []byte("[core]\n\thooksPath = ~/global-hooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if loc, _ := hooks.Locate(g.Dir); loc.Dir != filepath.Join(g.Dir, "githooks") {
+		t.Fatalf("local config should win: %s", loc.Dir)
+	}
+	g.Git("config", "--unset", "core.hooksPath")
+	loc, err = hooks.Locate(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := gitPath(g.Dir); loc.Dir != filepath.Join(f.home, "global-hooks") || loc.Dir != want || loc.From != global {
+		t.Fatalf("global hooksPath %s (%s), git says %s", loc.Dir, loc.From, want)
+	}
+}
+
+func TestPreCommitFramework(t *testing.T) {
+	f := newFixture(t)
+	f.mustPush("-u", "origin", "main")
+	from := f.g.Git("rev-parse", "HEAD")
+	f.g.Write("k.txt", "key: "+fakeToken(6)+"\n")
+	to := f.g.Commit("k")
+	cmd := exec.Command(ctxpackBin(), "hook", "pre-push", "--from-pre-commit")
+	cmd.Dir = f.g.Dir
+	cmd.Env = append(f.vars(),
+		"PRE_COMMIT_FROM_REF="+from, "PRE_COMMIT_TO_REF="+to,
+		"PRE_COMMIT_REMOTE_NAME=origin", "PRE_COMMIT_REMOTE_URL="+f.remote,
+		"PRE_COMMIT_LOCAL_BRANCH=refs/heads/main", "PRE_COMMIT_REMOTE_BRANCH=refs/heads/main")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), short(to)+" k.txt:1 github-pat") {
+		t.Fatalf("err %v:\n%s", err, out)
+	}
+	// Without the refs (pre-commit run --hook-stage pre-push): HEAD as a new ref.
+	cmd = exec.Command(ctxpackBin(), "hook", "pre-push", "--from-pre-commit")
+	cmd.Dir = f.g.Dir
+	cmd.Env = f.vars()
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "new ref: checking the commits not on origin's 1 tracking ref") {
+		t.Fatalf("err %v:\n%s", err, out)
+	}
+}
+
+// TestPushingNotes checks the records themselves can be pushed: the notes ref
+// is checked, but no note is written on a notes commit (that would move the
+// ref being pushed).
+func TestPushingNotes(t *testing.T) {
+	f := newFixture(t)
+	f.mustPush("-u", "origin", "main")
+	tip := f.g.Git("rev-parse", "refs/notes/ctxpack")
+	out := f.mustPush("origin", "refs/notes/*:refs/notes/*")
+	if !strings.Contains(out, "refs/notes/ctxpack: pass") || strings.Contains(out, "note refs/notes/ctxpack on") {
+		t.Fatalf("output:\n%s", out)
+	}
+	if f.g.Git("rev-parse", "refs/notes/ctxpack") != tip || f.remoteRef("refs/notes/ctxpack") != tip {
+		t.Fatal("the notes ref moved during its push")
+	}
+}
+
+// TestForcePush covers the commits since the merge base, diffed from it.
+func TestForcePush(t *testing.T) {
+	f := newFixture(t)
+	base := f.g.Git("rev-parse", "HEAD")
+	f.g.Write("a.txt", "a\n")
+	f.g.Commit("a")
+	f.g.Write("b.txt", "b\n")
+	f.g.Commit("b")
+	f.mustPush("-u", "origin", "main")
+	f.g.Git("reset", "-q", "--hard", base)
+	f.g.Write("c.txt", "c\n")
+	f.g.Commit("c")
+	f.g.Write("d.txt", "d\n")
+	d := f.g.Commit("d")
+	out := f.mustPush("--force", "origin", "main")
+	if !strings.Contains(out, "refs/heads/main: pass · 2 new commits from "+short(base)+" · 2 changed files") {
+		t.Fatalf("output:\n%s", out)
+	}
+	if f.remoteRef("refs/heads/main") != d {
+		t.Fatal("not pushed")
 	}
 }

@@ -191,15 +191,19 @@ type Uninstalled struct {
 	Removed bool
 	// Restored is true when the previous hook was put back.
 	Restored bool
+	// Foreign is true when the pre-push hook there is not ctxpack's (and
+	// nothing was done).
+	Foreign bool
 }
 
-// ErrNotOurs is returned by Uninstall when the pre-push hook is not ctxpack's.
+// ErrNotOurs is returned by Uninstall when the pre-push hook is not ctxpack's
+// while a kept hook exists too: a state ctxpack did not leave.
 var ErrNotOurs = errors.New("the pre-push hook was not installed by ctxpack; left as it is")
 
 // Uninstall removes ctxpack's pre-push hook and moves the previous hook
 // back, exactly as it was (the rename keeps content and mode). With no
-// ctxpack hook installed it does nothing (but still puts back a kept hook
-// whose place is free).
+// ctxpack hook installed it does nothing (a foreign hook is left alone), but
+// still puts back a kept hook whose place is free.
 func Uninstall(dir, hooksDir string) (*Uninstalled, error) {
 	loc, err := locate(dir, hooksDir)
 	if err != nil {
@@ -213,7 +217,13 @@ func Uninstall(dir, hooksDir string) (*Uninstalled, error) {
 		return nil, err
 	}
 	if current != nil && !IsOurs(current) {
-		return res, fmt.Errorf("%s: %w", hook, ErrNotOurs)
+		if kept, err := exists(orig); err != nil {
+			return nil, err
+		} else if kept {
+			return res, fmt.Errorf("%s: %w, and %s is there too: sort them out by hand", hook, ErrNotOurs, orig)
+		}
+		res.Foreign = true
+		return res, nil
 	}
 	if current != nil {
 		if err := os.Remove(hook); err != nil {

@@ -102,8 +102,10 @@ type RefResult struct {
 	SameAs string
 	// PackFile and RecordFile are where the pack and record were written.
 	PackFile, RecordFile string
-	// NoteErr is a failure to store the record as a git note (reported, not
-	// fatal: the record file is written).
+	// Noted is true when the record was stored as the head commit's git note;
+	// NoteErr is a failure to store it (reported, not fatal: the record file
+	// is written).
+	Noted   bool
 	NoteErr error
 }
 
@@ -131,7 +133,9 @@ func (r *Report) Failed() bool {
 // (refs/remotes/<remote>/*) nor from the old values of this push's other
 // refs. A tag is peeled to its commit. Each range is packed, scanned commit
 // by commit, audited and recorded under <common dir>/ctxpack/prepush/ and as
-// a git note. An error means the push could not be checked.
+// a git note. Refs pushed at the same commit share one run (the note holds one
+// record per commit): the widest range runs, and the others are covered by
+// it. An error means the push could not be checked.
 func PrePush(ctx context.Context, opts Options) (*Report, error) {
 	dir := opts.Pack.Dir
 	if dir == "" {
@@ -145,12 +149,11 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
 	}
 	rep := &Report{Remote: opts.Remote, URL: opts.URL, Root: repo.Root}
-	var pusher *pipeline.Pusher // built on first need: deletions load no rules
 
 	// Old values of updated refs that this repository has: the remote has them.
 	var remoteHas []plumbing.Hash
 	for _, u := range opts.Updates {
-		if !u.New() {
+		if !u.New() && !u.Deleted() {
 			if h, kind, err := repo.Peel(plumbing.NewHash(u.RemoteSHA)); err == nil && kind == source.KindCommit {
 				remoteHas = append(remoteHas, h)
 			}
@@ -158,9 +161,16 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 	}
 	var tracking []plumbing.Hash
 	trackingLoaded := false
-	seen := map[string]int{} // range key → index in rep.Refs
 
-	for _, u := range opts.Updates {
+	// 1. What each ref publishes.
+	type target struct {
+		index int
+		head  plumbing.Hash
+		known []plumbing.Hash
+		set   map[plumbing.Hash]bool
+	}
+	var targets []*target
+	for i, u := range opts.Updates {
 		res := RefResult{Update: u}
 		if u.Deleted() {
 			res.Status, res.Why = StatusSkipped, "deleted: nothing is published"
@@ -185,7 +195,6 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 			}
 			if okind == source.KindCommit {
 				known = []plumbing.Hash{old}
-				res.Why = fmt.Sprintf("update %s..%s", pipeline.ShortSHA(old.String()), pipeline.ShortSHA(head.String()))
 			} else {
 				res.Why = fmt.Sprintf("the remote's %s is not in this repository (git fetch %s?): checking the commits not on %s's tracking refs",
 					pipeline.ShortSHA(u.RemoteSHA), opts.Remote, opts.Remote)
@@ -203,66 +212,106 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 				if len(tracking) == 0 {
 					res.Why = fmt.Sprintf("new ref, no tracking refs for %s: checking every commit it reaches", opts.Remote)
 				} else {
-					res.Why = fmt.Sprintf("new ref: checking the commits not on %s's %d tracking ref(s)", opts.Remote, len(tracking))
+					res.Why = fmt.Sprintf("new ref: checking the commits not on %s's %s", opts.Remote, plural(len(tracking), "tracking ref"))
 				}
 			}
 		}
-		key := rangeKey(head, known)
-		if i, ok := seen[key]; ok {
-			prev := rep.Refs[i]
-			res.Status, res.Run, res.SameAs = prev.Status, prev.Run, prev.RemoteRef
-			res.PackFile, res.RecordFile, res.NoteErr = prev.PackFile, prev.RecordFile, prev.NoteErr
-			rep.Refs = append(rep.Refs, res)
-			continue
-		}
-		if pusher == nil {
-			p := opts.Pack
-			p.Dir = repo.Root
-			if pusher, err = pipeline.NewPusher(p); err != nil {
-				return nil, err
-			}
-		}
-		run, err := pusher.Run(ctx, pipeline.PushTarget{Head: head, Known: known, Ref: u.RemoteRef})
+		un, err := repo.Unpublished(ctx, head, known)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u.LocalRef, err)
 		}
-		res.Run = run
-		if run.Run == nil {
-			res.Status, res.Why = StatusSkipped, fmt.Sprintf("no new commits: %s already has %s", opts.Remote, pipeline.ShortSHA(head.String()))
-		} else {
-			res.Status = StatusPass
-			if run.Verdict.Status != audit.StatusPass {
-				res.Status = StatusFail
+		t := &target{index: i, head: head, known: known, set: map[plumbing.Hash]bool{}}
+		for _, c := range un.Commits {
+			t.set[c.Hash] = true
+		}
+		targets = append(targets, t)
+		rep.Refs = append(rep.Refs, res)
+	}
+	// rep.Refs[i] is the result of opts.Updates[i].
+	byIndex := func(i int) *RefResult { return &rep.Refs[i] }
+
+	// 2. One run per commit: the widest range first; refs at the same commit
+	// whose commits it covers share it.
+	sort.SliceStable(targets, func(i, j int) bool {
+		if targets[i].head != targets[j].head {
+			return targets[i].index < targets[j].index
+		}
+		return len(targets[i].set) > len(targets[j].set)
+	})
+	var pusher *pipeline.Pusher // built on first need: deletions load no rules
+	done := map[plumbing.Hash][]*target{}
+	for _, t := range targets {
+		res := byIndex(t.index)
+		if len(t.set) == 0 {
+			res.Status, res.Why = StatusSkipped, fmt.Sprintf("no new commits: %s already has %s", opts.Remote, pipeline.ShortSHA(t.head.String()))
+			continue
+		}
+		covered := false
+		for _, prev := range done[t.head] {
+			if subset(t.set, prev.set) {
+				p := byIndex(prev.index)
+				res.Status, res.Run, res.SameAs = p.Status, p.Run, p.RemoteRef
+				res.PackFile, res.RecordFile, res.Noted, res.NoteErr = p.PackFile, p.RecordFile, p.Noted, p.NoteErr
+				covered = true
+				break
 			}
-			if err := keep(repo, &res, opts.NoNotes); err != nil {
+		}
+		if covered {
+			continue
+		}
+		if pusher == nil {
+			if pusher, err = pipeline.NewPusher(repo, opts.Pack); err != nil {
 				return nil, err
 			}
 		}
-		seen[key] = len(rep.Refs)
-		rep.Refs = append(rep.Refs, res)
+		run, err := pusher.Run(ctx, pipeline.PushTarget{Head: t.head, Known: t.known, Ref: res.RemoteRef})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", res.LocalRef, err)
+		}
+		if run.Run == nil { // cannot happen: the walk found new commits
+			return nil, fmt.Errorf("%s: no new commits on the second walk", res.LocalRef)
+		}
+		res.Run = run
+		res.Status = StatusPass
+		if run.Verdict.Status != audit.StatusPass {
+			res.Status = StatusFail
+		}
+		// A second, different range at the same commit (two refs updated from
+		// unrelated old values) gets its own files and no note.
+		suffix := ""
+		if n := len(done[t.head]); n > 0 {
+			suffix = fmt.Sprintf(".%d", n+1)
+		}
+		// A note on a notes commit would move the notes ref being pushed
+		// (and every push of the notes would then leave a new one behind).
+		notesRef := strings.HasPrefix(res.LocalRef, "refs/notes/") || strings.HasPrefix(res.RemoteRef, "refs/notes/")
+		if err := keep(repo, res, suffix, opts.NoNotes || suffix != "" || notesRef); err != nil {
+			return nil, err
+		}
+		done[t.head] = append(done[t.head], t)
 	}
 	return rep, nil
 }
 
-func rangeKey(head plumbing.Hash, known []plumbing.Hash) string {
-	ks := make([]string, 0, len(known))
-	for _, k := range known {
-		ks = append(ks, k.String())
+func subset(a, b map[plumbing.Hash]bool) bool {
+	for h := range a {
+		if !b[h] {
+			return false
+		}
 	}
-	sort.Strings(ks)
-	return head.String() + " ^" + strings.Join(ks, " ^")
+	return true
 }
 
 // keep writes the pack and record under <common dir>/ctxpack/prepush/ and the
 // record as the head commit's note.
-func keep(repo *source.Repo, res *RefResult, noNotes bool) error {
+func keep(repo *source.Repo, res *RefResult, suffix string, noNotes bool) error {
 	run := res.Run
 	state := repo.StateDir()
 	dir := filepath.Join(state, "prepush")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	name := pipeline.ShortSHA(run.Snapshot.Source.Head)
+	name := pipeline.ShortSHA(run.Snapshot.Source.Head) + suffix
 	res.PackFile = filepath.Join(dir, name+".pack.json")
 	res.RecordFile = filepath.Join(dir, name+".record.json")
 	if err := fsutil.WriteFile(res.PackFile, run.Result.JSON, 0o644); err != nil {
@@ -273,6 +322,7 @@ func keep(repo *source.Repo, res *RefResult, noNotes bool) error {
 	}
 	if !noNotes {
 		res.NoteErr = run.WriteNote()
+		res.Noted = res.NoteErr == nil
 	}
 	return nil
 }

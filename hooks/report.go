@@ -47,7 +47,7 @@ func (r *Report) Write(w io.Writer) {
 			failed = append(failed, ref)
 		}
 		if ref.SameAs != "" {
-			fmt.Fprintf(w, "  %s: %s, same commits as %s\n", name, verdict, ref.SameAs)
+			fmt.Fprintf(w, "  %s: %s, its commits are checked with %s\n", name, verdict, ref.SameAs)
 			continue
 		}
 		files := 0
@@ -55,8 +55,9 @@ func (r *Report) Write(w io.Writer) {
 			files = p.Metadata.FilesIncluded
 		}
 		inHistory, redacted := len(run.History), len(run.Result.Secrets)
-		fmt.Fprintf(w, "  %s: %s · %s · %s · %d file%s · %s bytes · %d secret%s in the new commits",
-			name, verdict, plural(len(run.Commits), "new commit"), baseText(run.Base), files, s(files),
+		fmt.Fprintf(w, "  %s: %s · %s %s · %s · %d file%s packed, %s bytes · %d secret%s in the new commits",
+			name, verdict, plural(len(run.Commits), "new commit"), baseText(run.Base),
+			plural(len(run.Snapshot.Changes), "changed file"), files, s(files),
 			thousands(len(run.Result.JSON)), inHistory, s(inHistory))
 		if redacted > 0 {
 			fmt.Fprintf(w, ", %d redacted in the pack", redacted)
@@ -66,16 +67,17 @@ func (r *Report) Write(w io.Writer) {
 			fmt.Fprintf(w, "      %s\n", ref.Why)
 		}
 		fmt.Fprintf(w, "      pack %s (%s), record %s\n", r.rel(ref.PackFile), packID(run), r.rel(ref.RecordFile))
-		if ref.NoteErr != nil {
+		switch {
+		case ref.NoteErr != nil:
 			fmt.Fprintf(w, "      warning: the record was not stored as a git note: %v\n", ref.NoteErr)
-		} else {
+		case ref.Noted:
 			fmt.Fprintf(w, "      note %s on %s\n", transparency.NotesRef, pipeline.ShortSHA(run.Snapshot.Source.Head))
 		}
 	}
 	if len(failed) == 0 {
 		return
 	}
-	secrets := false
+	secrets, others := false, false
 	fmt.Fprintf(w, "\nctxpack: push blocked (%s):\n", plural(len(failed), "ref"))
 	for _, ref := range failed {
 		if ref.Status == StatusBlocked {
@@ -89,6 +91,7 @@ func (r *Report) Write(w io.Writer) {
 		for _, c := range ref.Run.Verdict.Failed {
 			line, isSecret := findingLine(c, head)
 			secrets = secrets || isSecret
+			others = others || !isSecret
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
@@ -98,7 +101,8 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintln(w, "    and rotate it: it has been in your history, consider it exposed;")
 		fmt.Fprintln(w, "  - a false positive: add a `gitleaks:allow` comment on the line, or add the finding's fingerprint")
 		fmt.Fprintln(w, "    (in the record file) to .gitleaksignore;")
-	} else {
+	}
+	if others {
 		fmt.Fprintln(w, "  - see the record file for each failed check, and fix the change or the policy (.ctxpack.yml);")
 	}
 	fmt.Fprintln(w, "  - or bypass this check once: git push --no-verify")
@@ -139,7 +143,7 @@ func packID(run *pipeline.PushRun) string {
 
 func baseText(base string) string {
 	if base == "" {
-		return "whole tree"
+		return "(whole tree)"
 	}
 	return "from " + pipeline.ShortSHA(base)
 }

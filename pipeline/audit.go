@@ -91,6 +91,9 @@ func SnapshotOf(ctx context.Context, repo *source.Repo, src pack.Source) (*pack.
 		return repo.Worktree(ctx)
 	case src.Head == "":
 		return nil, fmt.Errorf("the pack names no head commit")
+	case src.Trigger == TriggerPrePush:
+		// The hook packs the change scope, not the whole tree.
+		return repo.ChangeScope(ctx, src.Base, src.Head)
 	case src.Base != "":
 		return repo.Range(ctx, src.Base, src.Head)
 	default:

@@ -13,6 +13,8 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/source"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // fakeGitHubToken builds a realistic-looking (but fake) GitHub token at run
@@ -180,6 +182,33 @@ func TestCondensedSummaryPackAuditsClean(t *testing.T) {
 		t.Fatalf("verdict = %+v", run.Verdict.Failed)
 	}
 	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, run.Result.JSON), RepoDir: g.Dir})
+	if err != nil || v.Status != audit.StatusPass {
+		t.Fatalf("audit = %+v, %v", v, err)
+	}
+}
+
+func TestPrePushPackAuditsClean(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	g.Write("sub/x.go", "package sub\n")
+	g.Write("sub/y.go", "package sub\n")
+	base := g.Commit("base")
+	g.Write("sub/x.go", "package sub\n\nfunc X() {}\n")
+	g.Commit("change")
+	repo, err := source.Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pusher, err := NewPusher(repo, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := repo.Resolve("HEAD")
+	pr, err := pusher.Run(context.Background(), PushTarget{Head: head, Known: []plumbing.Hash{plumbing.NewHash(base)}, Ref: "refs/heads/main"})
+	if err != nil || pr.Run == nil {
+		t.Fatalf("push run: %+v %v", pr, err)
+	}
+	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, pr.Result.JSON), RepoDir: g.Dir})
 	if err != nil || v.Status != audit.StatusPass {
 		t.Fatalf("audit = %+v, %v", v, err)
 	}

@@ -176,6 +176,11 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	return build(ctx, repo, snap, pol, file, scanner)
+}
+
+// build packs a snapshot under a policy with a scanner.
+func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, pol *policy.Policy, policyFile string, scanner *audit.Scanner) (*Outcome, error) {
 	res, err := pack.Build(ctx, snap, pack.Options{
 		Policy:      pol,
 		Scanner:     scanner,
@@ -185,7 +190,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Repo: repo, Policy: pol, PolicyFile: file, Snapshot: snap, Result: res, Scanner: scanner}, nil
+	return &Outcome{Repo: repo, Policy: pol, PolicyFile: policyFile, Snapshot: snap, Result: res, Scanner: scanner}, nil
 }
 
 // NewScanner builds the gitleaks scanner for a repository and policy, with

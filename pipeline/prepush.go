@@ -2,17 +2,13 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ctxpack/ctxpack/audit"
-	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -27,22 +23,14 @@ type Pusher struct {
 	Policy     *policy.Policy
 	PolicyFile string
 	Scanner    *audit.Scanner
-	opts       PackOptions
 }
 
-// NewPusher opens opts.Dir and loads its policy and scanner. Only Dir,
-// PolicyFile and the policy overrides of opts are used.
-func NewPusher(opts PackOptions) (*Pusher, error) {
+// NewPusher loads the policy and scanner of an opened repository (reusing
+// it: go-git loads a pack's whole index on first use). Only PolicyFile and
+// the policy overrides of opts are used.
+func NewPusher(repo *source.Repo, opts PackOptions) (*Pusher, error) {
 	if opts.Commit != "" || opts.Base != "" || opts.Head != "" {
 		return nil, &UsageError{errors.New("a push names its own commits: no --commit, --base or --head")}
-	}
-	dir := opts.Dir
-	if dir == "" {
-		dir = "."
-	}
-	repo, err := source.Open(dir)
-	if err != nil {
-		return nil, err
 	}
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
@@ -55,7 +43,7 @@ func NewPusher(opts PackOptions) (*Pusher, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pusher{Repo: repo, Policy: pol, PolicyFile: file, Scanner: scanner, opts: opts}, nil
+	return &Pusher{Repo: repo, Policy: pol, PolicyFile: file, Scanner: scanner}, nil
 }
 
 // PushTarget is one ref of a push.
@@ -94,57 +82,14 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap := pushed.Snapshot
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
-	res, err := pack.Build(ctx, snap, pack.Options{
-		Policy:      p.Policy,
-		Scanner:     p.Scanner,
-		Sensitive:   audit.SensitiveFile,
-		ToolVersion: Version,
-	})
+	o, err := build(ctx, p.Repo, snap, p.Policy, p.PolicyFile, p.Scanner)
 	if err != nil {
 		return nil, err
 	}
-	o := &Outcome{Repo: p.Repo, Policy: p.Policy, PolicyFile: p.PolicyFile, Snapshot: snap, Result: res, Scanner: p.Scanner}
-	if out.Run, err = complete(ctx, o); err != nil {
+	if out.Run, err = complete(ctx, o, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
-}
-
-// complete runs the stages after the build, as Execute does: history scan,
-// verdict, record.
-func complete(ctx context.Context, out *Outcome) (*Run, error) {
-	history, herr := ScanHistory(ctx, out.Scanner, out.Snapshot)
-	v, err := Judge(ctx, out, history, herr)
-	if err != nil {
-		return nil, err
-	}
-	run := &Run{Outcome: out, History: history, Verdict: v}
-	previous, err := run.previousDigest()
-	if err != nil {
-		return nil, err
-	}
-	historyAction := "warn"
-	if out.Policy.Secrets.History == "fail" {
-		historyAction = "fail"
-	}
-	sum := sha256.Sum256(out.Result.JSON)
-	run.Record = transparency.Build(transparency.BuildInput{
-		Result:          out.Result,
-		PackSHA256:      hex.EncodeToString(sum[:]),
-		PolicyDigest:    out.Policy.Digest(),
-		ToolVersion:     Version,
-		GitleaksVersion: out.Scanner.Version(),
-		GitleaksRules:   out.Scanner.RuleCount(),
-		RulesDigest:     out.Scanner.RulesDigest(),
-		History:         history,
-		HistoryAction:   historyAction,
-		Verdict:         v,
-		Previous:        previous,
-	})
-	if run.RecordJSON, err = run.Record.JSON(); err != nil {
-		return nil, err
-	}
-	return run, nil
 }
 
 // ShortSHA is the 12-character abbreviation used in hook messages and file names.

@@ -5,9 +5,12 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -28,11 +31,45 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	return complete(ctx, out, nil)
+}
+
+// ExecuteSnapshot runs the pipeline of Execute on a snapshot the caller made
+// (for example a shallow clone's head tree with a change list from GitHub's
+// API), recording skipped as checks that did not run (never as passed).
+// opts' source fields (Commit, Base, Head) are ignored; its policy fields
+// apply.
+func ExecuteSnapshot(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, opts PackOptions, skipped []audit.Check) (*Run, error) {
+	if opts.Trigger != "" {
+		snap.Source.Trigger = opts.Trigger
+	}
+	pol, file, err := LoadPolicy(repo.Root, opts)
+	if err != nil {
+		return nil, err
+	}
+	scanner, err := NewScanner(repo, pol)
+	if err != nil {
+		return nil, err
+	}
+	out, err := build(ctx, repo, snap, pol, file, scanner)
+	if err != nil {
+		return nil, err
+	}
+	return complete(ctx, out, skipped)
+}
+
+// complete runs the stages after the build: the per-commit history scan, the
+// verdict (with skipped checks reported as such) and the record.
+func complete(ctx context.Context, out *Outcome, skipped []audit.Check) (*Run, error) {
 	history, herr := ScanHistory(ctx, out.Scanner, out.Snapshot)
 	v, err := Judge(ctx, out, history, herr)
 	if err != nil {
 		return nil, err
 	}
+	for _, c := range skipped {
+		v.Skip(c)
+	}
+	v.Sort()
 	run := &Run{Outcome: out, History: history, Verdict: v}
 	previous, err := run.previousDigest()
 	if err != nil {
@@ -69,6 +106,9 @@ func (r *Run) previousDigest() (string, error) {
 		return "", nil
 	}
 	d, err := transparency.PreviousDigest(r.Repo.Git(), plumbing.NewHash(head))
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return "", nil // a shallow clone lacks the parent whose note would be read
+	}
 	if err != nil {
 		return "", fmt.Errorf("read the parent's record from refs/notes/ctxpack: %w", err)
 	}

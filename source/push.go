@@ -118,7 +118,7 @@ func (r *Repo) scopedSnapshot(ctx context.Context, base, head *object.Commit, co
 			return nil, fmt.Errorf("read tree of %s: %w", base.Hash, err)
 		}
 	}
-	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
+	if snap.Changes, _, err = r.pushChanges(ctx, baseTree, headTree); err != nil {
 		return nil, err
 	}
 	if snap.Files, err = r.scopeFiles(ctx, headTree, snap.Changes); err != nil {
@@ -147,7 +147,7 @@ func (r *Repo) scopedSnapshot(ctx context.Context, base, head *object.Commit, co
 		if err != nil {
 			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 		}
-		_, added, err := r.treeChanges(ctx, parentTree, tree)
+		_, added, err := r.pushChanges(ctx, parentTree, tree)
 		if err != nil {
 			return nil, err
 		}

@@ -3,12 +3,15 @@ package source
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // TestUnpublishedMatchesRevList checks the walk against `git rev-list head
@@ -156,6 +159,15 @@ func TestPushedScope(t *testing.T) {
 		t.Fatalf("read %q %v size %d", data, err, f.Size)
 	}
 
+	// ChangeScope re-derives the same scope from the pack's base and head.
+	cs, err := r.ChangeScope(context.Background(), p.Base, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(paths(cs.Files), " "); got != want || fmt.Sprint(cs.Changes) != fmt.Sprint(p.Snapshot.Changes) || len(cs.Commits) != 0 {
+		t.Fatalf("ChangeScope files %s changes %v", got, cs.Changes)
+	}
+
 	// Nothing new: no snapshot.
 	p, err = r.Pushed(context.Background(), plumbing.NewHash(c1), []plumbing.Hash{plumbing.NewHash(c2)})
 	if err != nil || p.Snapshot != nil || len(p.Commits) != 0 {
@@ -190,5 +202,70 @@ func TestTrackingRefsAndPeel(t *testing.T) {
 	}
 	if _, kind, _ := r.Peel(plumbing.NewHash(strings.Repeat("1", 40))); kind != KindMissing {
 		t.Fatal(kind)
+	}
+}
+
+// TestPushChangesMatchesTreeChanges compares the narrow tree diff with the
+// go-git one on adds, deletes, edits, renames, mode and type changes.
+func TestPushChangesMatchesTreeChanges(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("keep/a.txt", "a\n")
+	g.Write("edit/b.txt", "b\n")
+	g.Write("gone/c.txt", "c\n")
+	g.Write("gone/deep/d.txt", "d\n")
+	g.Write("mv/long.txt", strings.Repeat("line of text\n", 20))
+	g.Write("flip", "a file that becomes a directory\n")
+	g.Write("dir2file/x.txt", "x\n")
+	g.Write("run.sh", "#!/bin/sh\n")
+	base := g.Commit("base")
+	g.Write("edit/b.txt", "b2\n")
+	g.Remove("gone/c.txt")
+	g.Remove("gone/deep/d.txt")
+	g.Remove("mv/long.txt")
+	g.Write("moved/long.txt", strings.Repeat("line of text\n", 20)+"one more\n")
+	g.Remove("flip")
+	g.Write("flip/inner.txt", "now a dir\n")
+	g.Remove("dir2file/x.txt")
+	if err := os.Remove(filepath.Join(g.Dir, "dir2file")); err != nil {
+		t.Fatal(err)
+	}
+	g.Write("dir2file", "now a file\n")
+	g.Write("new/n.txt", "n\n")
+	g.Git("update-index", "--add", "--chmod=+x", "run.sh")
+	head := g.Commit("head")
+
+	r := open(t, g.Dir)
+	tree := func(rev string) *object.Tree {
+		c, err := r.commit(plumbing.NewHash(rev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := c.Tree()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	bt, ht := tree(base), tree(head)
+	for _, pair := range [][2]*object.Tree{{bt, ht}, {ht, bt}, {nil, ht}, {bt, nil}} {
+		want, wantAdded, err := r.treeChanges(context.Background(), pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotAdded, err := r.pushChanges(context.Background(), pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pair[0] != nil && pair[1] != nil {
+			if c := changeByPath(t, got, map[bool]string{true: "moved/long.txt", false: "mv/long.txt"}[pair[1] == ht]); c.Status != "renamed" {
+				t.Fatalf("rename not detected: %+v", c)
+			}
+		}
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Fatalf("changes\n got %+v\nwant %+v", got, want)
+		}
+		if fmt.Sprintf("%+v", gotAdded) != fmt.Sprintf("%+v", wantAdded) {
+			t.Fatalf("added lines differ")
+		}
 	}
 }

@@ -123,6 +123,8 @@ func newHookUninstallCmd(io ioStreams) *cobra.Command {
 				return err
 			}
 			switch {
+			case res.Foreign:
+				fmt.Fprintf(io.Out, "ctxpack's pre-push hook is not installed; %s is another hook, left as it is\n", res.Hook)
 			case res.Removed && res.Restored:
 				fmt.Fprintf(io.Out, "pre-push hook removed; the previous hook is back at %s\n", res.Hook)
 			case res.Removed:

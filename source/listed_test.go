@@ -1,0 +1,64 @@
+package source
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+func TestShallowCloneAvailability(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	a := g.Commit("a")
+	g.Write("b.txt", "b\n")
+	b := g.Commit("b")
+
+	full, err := Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Shallow() || !full.HasCommit(a) || !full.RangeAvailable(a, b) || !full.CommitAvailable(b) || !full.CommitAvailable(a) {
+		t.Fatal("a full repository reports missing history")
+	}
+
+	dir := filepath.Join(t.TempDir(), "shallow")
+	g.Git("clone", "-q", "--depth", "1", "file://"+g.Dir, dir)
+	sh, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sh.Shallow() || sh.HasCommit(a) || !sh.HasCommit(b) || sh.RangeAvailable(a, b) || sh.CommitAvailable(b) {
+		t.Fatal("a depth-1 clone reports history it does not have")
+	}
+	if sh.HasCommit("") || sh.HasCommit("nosuch") {
+		t.Fatal("bad revisions")
+	}
+
+	changes := []pack.Change{{Path: "b.txt", Status: "added", Added: 1}}
+	snap, err := sh.TreeWithChanges(context.Background(), b, a, changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Source.Head != b || snap.Source.Base != a || len(snap.Files) != 2 || len(snap.Changes) != 1 || len(snap.Commits) != 0 {
+		t.Fatalf("snapshot %+v", snap.Source)
+	}
+	if _, err := sh.TreeWithChanges(context.Background(), b, "main", changes); err == nil {
+		t.Fatal("a base that is not a commit id was accepted")
+	}
+	if _, err := sh.TreeWithChanges(context.Background(), a, "", nil); err == nil {
+		t.Fatal("a missing head was accepted")
+	}
+	plain, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Shallow() || plain.HasCommit("HEAD") {
+		t.Fatal("plain directory")
+	}
+	if _, err := plain.TreeWithChanges(context.Background(), "HEAD", "", nil); err == nil {
+		t.Fatal("plain directory snapshot")
+	}
+}
