@@ -54,8 +54,8 @@ type chunk struct {
 	op      fdiff.Operation
 }
 
-func (c chunk) Content() string          { return c.content }
-func (c chunk) Type() fdiff.Operation    { return c.op }
+func (c chunk) Content() string                    { return c.content }
+func (c chunk) Type() fdiff.Operation              { return c.op }
 func (p *onePatch) FilePatches() []fdiff.FilePatch { return []fdiff.FilePatch{p.fp} }
 func (p *onePatch) Message() string                { return "" }
 

@@ -59,11 +59,11 @@ func TestWorktreeIgnoresAndEdits(t *testing.T) {
 	g.Write("pkg/a.go", "package pkg\n")
 	g.Commit("init")
 	g.Write("pkg/a.go", "package pkg\n\nfunc A() {}\n") // uncommitted edit
-	g.Write("pkg/gen_x.go", "package pkg\n")          // ignored (nested)
-	g.Write("pkg/gen_keep.go", "package pkg\n")       // negation: kept
-	g.Write("debug.log", "noise\n")                   // ignored
-	g.Write("build/out.txt", "x\n")                   // ignored dir
-	g.Write("new file ü.txt", "hello\n")              // untracked, spaces and non-ASCII
+	g.Write("pkg/gen_x.go", "package pkg\n")            // ignored (nested)
+	g.Write("pkg/gen_keep.go", "package pkg\n")         // negation: kept
+	g.Write("debug.log", "noise\n")                     // ignored
+	g.Write("build/out.txt", "x\n")                     // ignored dir
+	g.Write("new file ü.txt", "hello\n")                // untracked, spaces and non-ASCII
 
 	snap, err := open(t, filepath.Join(g.Dir, "pkg")).Worktree(context.Background())
 	if err != nil {
