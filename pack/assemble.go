@@ -15,7 +15,9 @@ import (
 )
 
 // changes bounds, scans and redacts the diffs of the changed files, and
-// withholds the diff of any file whose content may not leave.
+// withholds the diff of any file whose content may not leave. Diffs are
+// charged to the content budget first, in path order; one that does not fit
+// what is left is withheld (size_limit) without being scanned.
 func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 	byPath := map[string]*entry{}
 	for _, e := range b.entries {
@@ -24,6 +26,7 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 	out := make([]Change, 0, len(b.snap.Changes))
 	var total int64
 	l := b.pol.Limits
+	remaining := l.MaxContentBytes
 	for _, c := range b.snap.Changes {
 		c.Redactions = nil
 		withheld := Reason("")
@@ -52,6 +55,11 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			continue
 		}
 		text, _, truncated := truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
+		if int64(len(text)) > remaining {
+			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
+			out = append(out, c)
+			continue
+		}
 		findings, err := b.opts.Scanner.Scan(ctx, c.Path, []byte(text))
 		if err != nil {
 			return nil, 0, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
@@ -74,8 +82,14 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			out = append(out, c)
 			continue
 		}
+		if int64(len(sent)) > remaining { // the placeholders made it longer
+			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
+			out = append(out, c)
+			continue
+		}
 		c.Diff, c.DiffTruncated, c.Redactions = sent, truncated, reds.list
 		total += int64(len(sent))
+		remaining -= int64(len(sent))
 		out = append(out, c)
 	}
 	return out, total, nil

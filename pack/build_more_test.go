@@ -140,3 +140,24 @@ func TestEmptyAndPlainSources(t *testing.T) {
 		t.Fatalf("plain pack = %+v", p.Source)
 	}
 }
+
+func TestDiffsStayWithinTheContentBudget(t *testing.T) {
+	g := gittest.New(t)
+	for i := 0; i < 30; i++ {
+		g.Write(fmt.Sprintf("src/f%02d.txt", i), lines(40, "payload"))
+	}
+	g.Commit("root commit adds everything")
+	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full", MaxContentBytes: 5000})
+	withheld := 0
+	for _, c := range p.Changes {
+		if c.DiffWithheld == pack.ReasonSizeLimit {
+			withheld++
+		}
+	}
+	if withheld == 0 || p.Budget.ContentBytes > 5000 {
+		t.Fatalf("withheld %d diffs, content %d bytes", withheld, p.Budget.ContentBytes)
+	}
+	if len(out.Result.Secrets) != 0 {
+		t.Fatalf("secrets = %+v", out.Result.Secrets)
+	}
+}
