@@ -170,14 +170,15 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	var ordered []*entry
 	buildFull := func() *Pack {
 		if full == nil {
+			fullChanges := b.dedupeAddedDiffs(changes)
 			ordered = b.prioritize()
-			b.allocate(ordered, b.pol.Limits.MaxContentBytes-diffBytes)
+			b.allocate(ordered, b.pol.Limits.MaxContentBytes-b.diffBytes)
 			full = &Pack{
 				SchemaVersion: SchemaVersion,
 				Type:          policy.TypeFull,
 				Source:        b.snap.Source,
 				Manifest:      manifest,
-				Changes:       changes,
+				Changes:       fullChanges,
 				KeyFiles:      []KeyFile{},
 				Contents:      []Item{},
 			}
@@ -210,6 +211,7 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		if err := b.fitTier(p, ordered); err != nil {
 			return nil, err
 		}
+		b.settleAddedDiffs(p)
 	}
 	data, err := Finalize(p)
 	if err != nil {
@@ -488,4 +490,42 @@ func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
 		}
 	}
 	return nil
+}
+
+// dedupeAddedDiffs drops, in a Full pack, the diff of an added text file
+// whose content is a candidate item: the diff would only repeat the content
+// with "+" in front of every line. Its bytes go back to the content budget.
+func (b *builder) dedupeAddedDiffs(changes []Change) []Change {
+	candidate := map[string]bool{}
+	for _, e := range b.entries {
+		if e.row.Reason == "" {
+			candidate[e.file.Path] = true
+		}
+	}
+	out := make([]Change, len(changes))
+	copy(out, changes)
+	for i := range out {
+		c := &out[i]
+		if c.Status == "added" && c.Diff != "" && candidate[c.Path] {
+			b.diffBytes -= int64(len(c.Diff))
+			c.Diff, c.DiffTruncated, c.Redactions, c.DiffInContent = "", false, nil, true
+		}
+	}
+	return out
+}
+
+// settleAddedDiffs un-marks an added file whose content item did not make it
+// into the pack after all (budget or tier): neither its diff nor its content
+// was sent.
+func (b *builder) settleAddedDiffs(p *Pack) {
+	included := map[string]bool{}
+	for _, e := range b.entries {
+		included[e.file.Path] = e.row.Included
+	}
+	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.DiffInContent && !included[c.Path] {
+			c.DiffInContent, c.DiffWithheld = false, ReasonSizeLimit
+		}
+	}
 }

@@ -150,8 +150,13 @@ func TestDiffsStayWithinTheContentBudget(t *testing.T) {
 	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full", MaxContentBytes: 5000})
 	withheld := 0
 	for _, c := range p.Changes {
-		if c.DiffWithheld == pack.ReasonSizeLimit {
+		_, inPack := item(p, c.Path)
+		switch {
+		case c.DiffInContent && inPack:
+		case c.DiffWithheld == pack.ReasonSizeLimit && !inPack:
 			withheld++
+		default:
+			t.Errorf("%s: diff_in_content %v, withheld %q, content in pack %v", c.Path, c.DiffInContent, c.DiffWithheld, inPack)
 		}
 	}
 	if withheld == 0 || p.Budget.ContentBytes > 5000 {

@@ -132,6 +132,9 @@ type Change struct {
 	Binary        bool   `json:"binary,omitempty"`
 	Diff          string `json:"diff,omitempty"`
 	DiffTruncated bool   `json:"diff_truncated,omitempty"`
+	// DiffInContent marks an added file whose diff is left out because its
+	// content item carries the same text (Full packs).
+	DiffInContent bool `json:"diff_in_content,omitempty"`
 	// DiffWithheld says why the diff is not in the pack (excluded file).
 	DiffWithheld Reason      `json:"diff_withheld,omitempty"`
 	Redactions   []Redaction `json:"redactions,omitempty"`

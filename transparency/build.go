@@ -107,7 +107,7 @@ func Build(in BuildInput) *Record {
 				Added:         c.Added,
 				Deleted:       c.Deleted,
 				Binary:        c.Binary,
-				DiffSent:      c.Diff != "",
+				DiffSent:      c.Diff != "" || c.DiffInContent,
 				DiffTruncated: c.DiffTruncated,
 				DiffWithheld:  c.DiffWithheld,
 				Redactions:    len(c.Redactions),

@@ -652,6 +652,8 @@ func rdChange(b *strings.Builder, c *pack.Change, lim rdLimits) {
 	switch {
 	case c.DiffWithheld != "":
 		fmt.Fprintf(b, "- diff: withheld (%s): this file's content may not leave\n", viewVisible(string(c.DiffWithheld)))
+	case c.DiffInContent:
+		b.WriteString("- diff: not repeated: the added file's content is in the pack\n")
 	case c.Diff == "":
 		b.WriteString("- diff: none in the pack\n")
 	default:
