@@ -506,10 +506,11 @@ func (b *builder) dedupeAddedDiffs(changes []Change) []Change {
 	copy(out, changes)
 	for i := range out {
 		c := &out[i]
-		if c.Status == "added" && c.Diff != "" && candidate[c.Path] {
-			b.diffBytes -= int64(len(c.Diff))
-			c.Diff, c.DiffTruncated, c.Redactions, c.DiffInContent = "", false, nil, true
+		if c.Status != "added" || !candidate[c.Path] || (c.Diff == "" && c.DiffWithheld != ReasonSizeLimit) {
+			continue
 		}
+		b.diffBytes -= int64(len(c.Diff))
+		c.Diff, c.DiffTruncated, c.Redactions, c.DiffWithheld, c.DiffInContent = "", false, nil, "", true
 	}
 	return out
 }
