@@ -128,9 +128,20 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, comm
 	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
 		return nil, err
 	}
+	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// commitPatches collects the lines each commit added against its first
+// parent (everything, for a root commit). Merges are skipped: their parents
+// are listed themselves.
+func (r *Repo) commitPatches(ctx context.Context, commits []*object.Commit) ([]pack.CommitPatch, error) {
+	var out []pack.CommitPatch
 	for _, c := range commits {
 		if c.NumParents() > 1 {
-			continue // a merge adds nothing its parents did not; they are listed themselves
+			continue
 		}
 		var parentTree *object.Tree
 		if c.NumParents() == 1 {
@@ -155,9 +166,9 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, comm
 		if err != nil {
 			return nil, err
 		}
-		snap.Commits = append(snap.Commits, pack.CommitPatch{Commit: c.Hash.String(), Files: added})
+		out = append(out, pack.CommitPatch{Commit: c.Hash.String(), Files: added})
 	}
-	return snap, nil
+	return out, nil
 }
 
 // treeFiles lists every entry of a tree, recursively, with lazy readers.
@@ -237,37 +248,6 @@ func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
 		return nil, fmt.Errorf("read blob %s: %w", h, err)
 	}
 	return data, nil
-}
-
-// treeChanges diffs two trees (from may be nil: everything is added), with
-// rename detection, and returns the changes and the lines each change added.
-func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
-	r.mu.Lock()
-	changes, err := object.DiffTreeWithOptions(ctx, from, to, object.DefaultDiffTreeOptions)
-	r.mu.Unlock()
-	if err != nil {
-		return nil, nil, fmt.Errorf("diff trees: %w", err)
-	}
-	var out []pack.Change
-	var added []pack.AddedLines
-	for _, c := range changes {
-		fromSide, err := r.side(c.From)
-		if err != nil {
-			return nil, nil, err
-		}
-		toSide, err := r.side(c.To)
-		if err != nil {
-			return nil, nil, err
-		}
-		ch, lines := fileDiff(fromSide, toSide)
-		out = append(out, ch)
-		if len(lines) > 0 {
-			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})
-		}
-	}
-	sortChanges(out)
-	sort.Slice(added, func(i, j int) bool { return added[i].Path < added[j].Path })
-	return out, added, nil
 }
 
 func (r *Repo) side(e object.ChangeEntry) (*side, error) {

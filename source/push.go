@@ -118,40 +118,14 @@ func (r *Repo) scopedSnapshot(ctx context.Context, base, head *object.Commit, co
 			return nil, fmt.Errorf("read tree of %s: %w", base.Hash, err)
 		}
 	}
-	if snap.Changes, _, err = r.pushChanges(ctx, baseTree, headTree); err != nil {
+	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
 		return nil, err
 	}
 	if snap.Files, err = r.scopeFiles(ctx, headTree, snap.Changes); err != nil {
 		return nil, err
 	}
-	for _, c := range commits {
-		if c.NumParents() > 1 {
-			continue // as in treeSnapshot: a merge's parents are listed themselves
-		}
-		var parentTree *object.Tree
-		if c.NumParents() == 1 {
-			p, err := r.commit(c.ParentHashes[0])
-			if err != nil {
-				return nil, err
-			}
-			r.mu.Lock()
-			parentTree, err = p.Tree()
-			r.mu.Unlock()
-			if err != nil {
-				return nil, fmt.Errorf("read tree of %s: %w", p.Hash, err)
-			}
-		}
-		r.mu.Lock()
-		tree, err := c.Tree()
-		r.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
-		}
-		_, added, err := r.pushChanges(ctx, parentTree, tree)
-		if err != nil {
-			return nil, err
-		}
-		snap.Commits = append(snap.Commits, pack.CommitPatch{Commit: c.Hash.String(), Files: added})
+	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
+		return nil, err
 	}
 	return snap, nil
 }

@@ -252,7 +252,7 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gotAdded, err := r.pushChanges(context.Background(), pair[0], pair[1])
+		got, gotAdded, err := r.treeChanges(context.Background(), pair[0], pair[1])
 		if err != nil {
 			t.Fatal(err)
 		}

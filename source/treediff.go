@@ -11,15 +11,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// pushChanges is treeChanges with a tree diff that reads only the trees on
-// the way to a change. go-git's DiffTree loads every subtree of a directory
+// treeChanges diffs two trees (from may be nil: everything is added), with
+// rename detection, and returns the changes and the lines each change added.
+// Its tree diff reads only the trees on the way to a change. go-git's DiffTree loads every subtree of a directory
 // it descends into (its tree noder lists children through a TreeWalker that
 // reads each child tree), so its cost grows with the width of the tree around
 // a change: for a 3-file change, 10 top-level directories of 100
 // subdirectories cost ~200 tree reads where this diff needs ~6. Renames are
 // detected as go-git does (object.DetectRenames with the default options),
-// and the result has the same shape as treeChanges'.
-func (r *Repo) pushChanges(ctx context.Context, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
+// so the work is proportional to the change, not to the repository.
+func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
 	r.mu.Lock()
 	raw, err := r.diffTrees(ctx, from, to)
 	if err == nil {
