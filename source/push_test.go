@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -248,7 +249,7 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 	}
 	bt, ht := tree(base), tree(head)
 	for _, pair := range [][2]*object.Tree{{bt, ht}, {ht, bt}, {nil, ht}, {bt, nil}} {
-		want, wantAdded, err := r.treeChanges(context.Background(), pair[0], pair[1])
+		want, wantAdded, err := goGitChanges(r, pair[0], pair[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,4 +269,33 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 			t.Fatalf("added lines differ")
 		}
 	}
+}
+
+// goGitChanges is the oracle for treeChanges: go-git's own DiffTree (which
+// reads every sibling subtree) with the same rename options and file diffs.
+func goGitChanges(r *Repo, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
+	raw, err := object.DiffTreeWithOptions(context.Background(), from, to, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []pack.Change
+	var added []pack.AddedLines
+	for _, c := range raw {
+		fromSide, err := r.side(c.From)
+		if err != nil {
+			return nil, nil, err
+		}
+		toSide, err := r.side(c.To)
+		if err != nil {
+			return nil, nil, err
+		}
+		ch, lines := fileDiff(fromSide, toSide)
+		out = append(out, ch)
+		if len(lines) > 0 {
+			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})
+		}
+	}
+	sortChanges(out)
+	sort.Slice(added, func(i, j int) bool { return added[i].Path < added[j].Path })
+	return out, added, nil
 }
