@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -134,9 +133,7 @@ func (a *auditor) secrets(ctx context.Context) {
 	for i := range rest.Changes {
 		rest.Changes[i].Diff = ""
 	}
-	var sb strings.Builder
-	collectStrings(&rest, &sb)
-	docs = append(docs, doc{"metadata", "(pack fields)", sb.String()})
+	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
 	for _, d := range docs {
 		findings, err := a.in.Scanner.Scan(ctx, d.path, []byte(d.text))
 		if err != nil {
@@ -151,40 +148,6 @@ func (a *auditor) secrets(ctx context.Context) {
 				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
 		}
 	}
-}
-
-// collectStrings writes every string value of v, one per line.
-func collectStrings(v any, sb *strings.Builder) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	var tree any
-	if err := json.Unmarshal(data, &tree); err != nil {
-		return
-	}
-	var walk func(any)
-	walk = func(n any) {
-		switch t := n.(type) {
-		case string:
-			sb.WriteString(t)
-			sb.WriteByte('\n')
-		case []any:
-			for _, e := range t {
-				walk(e)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(t))
-			for k := range t {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(t[k])
-			}
-		}
-	}
-	walk(tree)
 }
 
 // paths checks that no included path (content or diff) matches an exclusion.

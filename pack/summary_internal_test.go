@@ -133,7 +133,7 @@ func TestSplitHunks(t *testing.T) {
 
 func TestPackStringsOrder(t *testing.T) {
 	p := &Pack{Type: "summary", RepoSummary: &RepoSummary{Description: "d", KeyTechnologies: []string{"Go"}}}
-	s := packStrings(p)
+	s := Strings(p)
 	// Keys sorted at every level: budget, changes, file_index, manifest, metadata, pack_id, repo_summary, source, type.
 	if len(s) == 0 || s[len(s)-1] != "summary" {
 		t.Fatalf("strings = %q", s)
@@ -172,7 +172,7 @@ func TestSummaryFinalScanLikeTheAudit(t *testing.T) {
 	if strings.Contains(data, `"fmt"`) || strings.Contains(data, `"func Zed"`) || !strings.Contains(data, "[REDACTED:test-rule]") {
 		t.Fatalf("the spanning finding was not redacted:\n%s", data)
 	}
-	if strings.Count(strings.Join(packStrings(res.Pack), "\n"), "fmt\nfunc Zed") != 0 {
+	if strings.Count(strings.Join(Strings(res.Pack), "\n"), "fmt\nfunc Zed") != 0 {
 		t.Fatal("the audit's reading still matches")
 	}
 	found := false
@@ -206,7 +206,7 @@ func TestSummaryScansAllDerivedText(t *testing.T) {
 	}
 	rest := *res.Pack
 	rest.FileIndex, rest.Source = nil, Source{}
-	for _, s := range packStrings(&rest) {
+	for _, s := range Strings(&rest) {
 		if regexp.MustCompile(`(?i)wombat`).MatchString(s) {
 			t.Errorf("unscanned text left: %q", s)
 		}

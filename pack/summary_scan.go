@@ -100,7 +100,7 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 	for i := range rest.Changes {
 		rest.Changes[i].Diff = ""
 	}
-	strs := packStrings(&rest)
+	strs := Strings(&rest)
 	var doc strings.Builder
 	offsets := make([]int, len(strs))
 	for i, s := range strs {
@@ -154,9 +154,9 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 	return changed, nil
 }
 
-// packStrings lists every string value of v in the order the audit reads
-// them: JSON document order with object keys sorted.
-func packStrings(v any) []string {
+// Strings lists every string value of v in JSON document order with object
+// keys sorted: the order in which the audit scans a pack's other fields.
+func Strings(v any) []string {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil
