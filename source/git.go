@@ -95,22 +95,31 @@ func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// treeSnapshot lists head's tree, diffs it against base's, and collects each
-// listed commit's added lines.
-func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit) (*pack.Snapshot, error) {
+// commitSnapshot starts the snapshot of a commit: its source fields and time,
+// and its tree.
+func (r *Repo) commitSnapshot(head *object.Commit) (*pack.Snapshot, *object.Tree, error) {
 	r.mu.Lock()
-	headTree, err := head.Tree()
+	tree, err := head.Tree()
 	r.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
+		return nil, nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
 	}
 	t, err := epoch(head.Committer.When)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	snap := &pack.Snapshot{
-		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: headTree.Hash.String()},
+	return &pack.Snapshot{
+		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: tree.Hash.String()},
 		Time:   t,
+	}, tree, nil
+}
+
+// treeSnapshot lists head's tree, diffs it against base's, and collects each
+// listed commit's added lines.
+func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit) (*pack.Snapshot, error) {
+	snap, headTree, err := r.commitSnapshot(head)
+	if err != nil {
+		return nil, err
 	}
 	if snap.Files, err = r.treeFiles(ctx, headTree); err != nil {
 		return nil, err

@@ -94,20 +94,11 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	tree, err := head.Tree()
-	r.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
-	}
-	t, err := epoch(head.Committer.When)
+	snap, tree, err := r.commitSnapshot(head)
 	if err != nil {
 		return nil, err
 	}
-	snap := &pack.Snapshot{
-		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: tree.Hash.String(), Ref: rev, Trigger: "range"},
-		Time:   t,
-	}
+	snap.Source.Ref, snap.Source.Trigger = rev, "range"
 	if base != "" {
 		if !plumbing.IsHash(base) {
 			return nil, errors.New("the base of a listed change set must be a full commit id")

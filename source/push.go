@@ -94,19 +94,9 @@ func (r *Repo) ChangeScope(ctx context.Context, baseRev, headRev string) (*pack.
 // scopedSnapshot is treeSnapshot restricted to the change scope of head's
 // tree; commits are the commits whose added lines are collected.
 func (r *Repo) scopedSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit) (*pack.Snapshot, error) {
-	r.mu.Lock()
-	headTree, err := head.Tree()
-	r.mu.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
-	}
-	t, err := epoch(head.Committer.When)
+	snap, headTree, err := r.commitSnapshot(head)
 	if err != nil {
 		return nil, err
-	}
-	snap := &pack.Snapshot{
-		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: headTree.Hash.String()},
-		Time:   t,
 	}
 	var baseTree *object.Tree
 	if base != nil {
