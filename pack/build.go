@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/sync/errgroup"
 )
 
 // Key-file limits of seed 000.
@@ -97,6 +99,10 @@ type entry struct {
 	importance string
 	role       string
 	key        bool
+	// events and notes are collected per file (files are examined in
+	// parallel) and merged in path order.
+	events []SecretEvent
+	notes  []string
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -135,12 +141,24 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.readIgnoreFiles(ctx); err != nil {
 		return nil, err
 	}
+	// Reading, decoding and scanning each file is independent: spread it over
+	// the cores, then merge in path order so the result stays deterministic.
+	b.entries = make([]*entry, len(b.snap.Files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
 	for i := range b.snap.Files {
-		e, err := b.examine(ctx, &b.snap.Files[i])
-		if err != nil {
-			return nil, err
-		}
-		b.entries = append(b.entries, e)
+		g.Go(func() error {
+			e, err := b.examine(gctx, &b.snap.Files[i])
+			b.entries[i] = e
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for _, e := range b.entries {
+		b.secrets = append(b.secrets, e.events...)
+		b.notes = append(b.notes, e.notes...)
 	}
 	b.byPath = make(map[string]*entry, len(b.entries))
 	for _, e := range b.entries {
@@ -327,7 +345,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		action := b.secretAction()
 		for _, f := range all {
 			f.Path = e.file.Path
-			b.secrets = append(b.secrets, SecretEvent{Finding: f, Where: "content", Action: action})
+			e.events = append(e.events, SecretEvent{Finding: f, Where: "content", Action: action})
 		}
 		if action != SecretRedacted {
 			e.row.Reason = ReasonCredentials
@@ -341,7 +359,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	e.row.Redactions = len(reds.list)
 	e.row.RuleIDs = ruleIDs(all)
 	if e.encoding != EncUTF8 {
-		b.notes = append(b.notes, fmt.Sprintf("%s: decoded from %s", e.file.Path, e.encoding))
+		e.notes = append(e.notes, fmt.Sprintf("%s: decoded from %s", e.file.Path, e.encoding))
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import "context"
 // SecretScanner finds secrets in bytes that would leave the repository. The
 // audit package implements it with gitleaks; pack only applies the result.
 // An error means the scan could not run, which the caller treats as a failure.
+// Scan is called from several goroutines at once.
 type SecretScanner interface {
 	Scan(ctx context.Context, path string, content []byte) ([]Finding, error)
 }

@@ -6,20 +6,25 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/policy"
 )
 
-// patternScanner flags every match of a regular expression.
+// patternScanner flags every match of a regular expression. Like any
+// SecretScanner it is called from several goroutines.
 type patternScanner struct {
 	re    *regexp.Regexp
 	fail  bool
+	mu    sync.Mutex
 	paths []string
 }
 
 func (s *patternScanner) Scan(_ context.Context, path string, content []byte) ([]Finding, error) {
+	s.mu.Lock()
 	s.paths = append(s.paths, path)
+	s.mu.Unlock()
 	if s.fail {
 		return nil, errors.New("scanner down")
 	}
