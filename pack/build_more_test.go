@@ -131,6 +131,13 @@ func TestEmptyAndPlainSources(t *testing.T) {
 	if _, err := pipeline.Pack(t.Context(), pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"}); err == nil || !strings.Contains(err.Error(), "no commits") {
 		t.Fatalf("commit in empty repo: %v", err)
 	}
+	g.Commit("an empty commit: a repository with history but no files")
+	for _, opts := range []pipeline.PackOptions{{Dir: g.Dir, Commit: "HEAD"}, {Dir: g.Dir}} {
+		_, p = build(t, opts)
+		if len(p.FileIndex) != 0 || len(p.Changes) != 0 || p.Source.Head == "" {
+			t.Fatalf("%+v: empty commit pack = %+v %+v", opts, p.Source, p.FileIndex)
+		}
+	}
 	plain := filepath.Join(t.TempDir(), "plain")
 	pg := gittest.New(t)
 	pg.Dir = plain
