@@ -46,9 +46,12 @@ func TestPlantedSecretsNeverLeave(t *testing.T) {
 	f := secrettest.Make(2024)
 	g := gittest.New(t)
 	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	for p := range planted(f) {
+		g.Write(p, "# configuration\n") // so the secrets arrive as a modification, in a diff
+	}
 	g.Commit("base")
 	for p, content := range planted(f) {
-		g.Write(p, content)
+		g.Write(p, "# configuration\n"+content)
 	}
 	g.Commit("add config")
 	for _, opts := range []PackOptions{{Commit: "HEAD"}, {Base: "HEAD~1", Head: "HEAD"}, {}} {
@@ -73,6 +76,15 @@ func TestPlantedSecretsNeverLeave(t *testing.T) {
 		}
 		if !strings.Contains(string(run.Result.JSON), "[REDACTED:private-key]") {
 			t.Errorf("%+v: private key not replaced whole", opts)
+		}
+		inDiff := 0
+		for _, e := range run.Result.Secrets {
+			if e.Where == "diff" {
+				inDiff++
+			}
+		}
+		if opts.Commit != "" && inDiff < 8 {
+			t.Errorf("%+v: %d findings in diffs, want the planted ones", opts, inDiff)
 		}
 		if opts.Commit != "" && run.Verdict.Status != audit.StatusFail {
 			t.Errorf("%+v: secrets introduced by the commit did not fail the verdict", opts)
