@@ -213,3 +213,33 @@ func TestPrePushPackAuditsClean(t *testing.T) {
 		t.Fatalf("audit = %+v, %v", v, err)
 	}
 }
+
+func TestForbiddenFileChangeIsListedNotSent(t *testing.T) {
+	g := repoWithChange(t)
+	g.Write(".ctxpack.yml", "egress:\n  forbid: [\"secret/**\"]\n")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := run.Result.Pack
+	for _, e := range p.FileIndex {
+		if e.Path == "secret/plan.md" && (e.Included || e.ExclusionReason != pack.ReasonPolicy) {
+			t.Fatalf("index entry = %+v", e)
+		}
+	}
+	found := false
+	for _, c := range p.Changes {
+		if c.Path == "secret/plan.md" {
+			found = true
+			if c.Diff != "" || c.DiffWithheld != pack.ReasonPolicy {
+				t.Fatalf("change = %+v", c)
+			}
+		}
+	}
+	if !found || strings.Contains(string(run.Result.JSON), "step two") {
+		t.Fatal("forbidden change missing, or its content leaked")
+	}
+	if run.Verdict.Status != audit.StatusPass {
+		t.Fatalf("verdict = %+v", run.Verdict.Failed)
+	}
+}
