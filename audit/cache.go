@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"sync/atomic"
 )
 
@@ -27,6 +28,9 @@ type Cache struct {
 
 	hits, misses, corrupt atomic.Int64
 	invalid               atomic.Int64 // entries the caller rejected after Load
+	// made remembers the fan-out directories already created, saving a
+	// stat and a mkdir per stored entry.
+	made sync.Map
 }
 
 // cacheEntry is the file format: the key is stored too, so a file that was
@@ -121,8 +125,11 @@ func (c *Cache) Store(key string, v any) error {
 	}
 	dst := c.path(key)
 	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("scan cache: %w", err)
+	if _, ok := c.made.Load(dir); !ok {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("scan cache: %w", err)
+		}
+		c.made.Store(dir, true)
 	}
 	tmp, err := os.CreateTemp(dir, ".tmp-"+key[:8]+"-*")
 	if err != nil {

@@ -2,11 +2,13 @@ package pack
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
@@ -139,11 +141,44 @@ var (
 	codecErr  error
 )
 
-// CountTokens estimates the tokens of s with o200k_base.
+// tokenChunk is the size of the pieces CountTokens counts in parallel.
+const tokenChunk = 256 << 10
+
+// CountTokens estimates the tokens of s with o200k_base. Large texts are cut
+// after a newline into pieces of about 256 KiB that are counted on all cores;
+// the cut points depend only on s, so the estimate is deterministic.
 func CountTokens(s string) (int, error) {
 	codecOnce.Do(func() { codec, codecErr = tokenizer.Get(tokenizer.O200kBase) })
 	if codecErr != nil {
 		return 0, fmt.Errorf("load tokenizer: %w", codecErr)
 	}
-	return codec.Count(s)
+	var pieces []string
+	for len(s) > tokenChunk {
+		cut := strings.IndexByte(s[tokenChunk:], '\n')
+		if cut < 0 {
+			break
+		}
+		cut += tokenChunk + 1
+		pieces = append(pieces, s[:cut])
+		s = s[cut:]
+	}
+	pieces = append(pieces, s)
+	counts := make([]int, len(pieces))
+	var g errgroup.Group
+	g.SetLimit(runtime.NumCPU())
+	for i, p := range pieces {
+		g.Go(func() error {
+			n, err := codec.Count(p)
+			counts[i] = n
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, fmt.Errorf("count tokens: %w", err)
+	}
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total, nil
 }

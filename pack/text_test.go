@@ -217,3 +217,19 @@ func TestIgnoreMatcherNestedAndNegation(t *testing.T) {
 		t.Fatal("nil matcher matched")
 	}
 }
+
+func TestCountTokensLargeTextIsStable(t *testing.T) {
+	small, err := CountTokens("hello world\n")
+	if err != nil || small != 3 {
+		t.Fatalf("CountTokens = %d, %v", small, err)
+	}
+	big := strings.Repeat("func main() { fmt.Println(\"hello\") }\n", 40000) // ~1.5 MB: several pieces
+	a, err := CountTokens(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := CountTokens(big)
+	if a != b || a < 40000*10 {
+		t.Fatalf("counts %d and %d", a, b)
+	}
+}
