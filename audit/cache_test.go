@@ -20,7 +20,7 @@ func cacheFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var files []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, segmentExt) {
 			files = append(files, p)
 		}
 		return err
@@ -51,6 +51,12 @@ func TestCacheHitAvoidsRescan(t *testing.T) {
 	}
 	if n := s1.scans.Load(); n != 1 {
 		t.Fatalf("scans %d", n)
+	}
+	if files := cacheFiles(t, dir); len(files) != 0 {
+		t.Fatalf("entries reached the disk before Flush: %v", files)
+	}
+	if err := s1.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	if files := cacheFiles(t, dir); len(files) != 1 {
 		t.Fatalf("cache files %v", files)
@@ -124,6 +130,7 @@ func TestCacheCommitFragments(t *testing.T) {
 	if err != nil || len(a) != 2 {
 		t.Fatalf("%v %+v", err, a)
 	}
+	s1.Flush()
 	s2, _ := NewScanner(ScannerOptions{CacheDir: dir})
 	b, _ := s2.ScanCommit(context.Background(), "aaaa1111", "x.py", lines)
 	if !reflect.DeepEqual(a, b) || s2.scans.Load() != 0 {
@@ -169,6 +176,7 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 			dir := t.TempDir()
 			s1, _ := NewScanner(ScannerOptions{CacheDir: dir})
 			want, _ := s1.Scan(ctx, path, content)
+			s1.Flush()
 			files := cacheFiles(t, dir)
 			if len(files) != 1 {
 				t.Fatalf("files %v", files)
@@ -189,6 +197,7 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 				t.Errorf("corrupt entry not rescanned (scans %d)", s2.scans.Load())
 			}
 			// The entry was rewritten and is good again.
+			s2.Flush()
 			s3, _ := NewScanner(ScannerOptions{CacheDir: dir})
 			if again, _ := s3.Scan(ctx, path, content); !reflect.DeepEqual(again, want) || s3.scans.Load() != 0 {
 				t.Errorf("entry not repaired (scans %d)", s3.scans.Load())
@@ -245,5 +254,35 @@ func TestCacheConcurrent(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCacheMergesSegments(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(i int) string {
+		s := sha256.Sum256([]byte{byte(i)})
+		return hex.EncodeToString(s[:])
+	}
+	for i := 0; i <= cacheMaxSegments; i++ {
+		if err := c.Store(key(i), []int{i}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files := cacheFiles(t, dir); len(files) != 1 {
+		t.Fatalf("%d segments after merging, want 1", len(files))
+	}
+	fresh, _ := OpenCache(dir)
+	for i := 0; i <= cacheMaxSegments; i++ {
+		var got []int
+		if !fresh.Load(key(i), &got) || len(got) != 1 || got[0] != i {
+			t.Fatalf("entry %d lost in the merge: %v", i, got)
+		}
 	}
 }

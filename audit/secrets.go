@@ -499,3 +499,11 @@ func overlapsAny(fs []rawFinding, start, end int) bool {
 	}
 	return false
 }
+
+// Flush writes the scan cache's new entries to disk; a no-op without a cache.
+func (s *Scanner) Flush() error {
+	if s.cache == nil {
+		return nil
+	}
+	return s.cache.Flush()
+}

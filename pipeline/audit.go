@@ -81,7 +81,9 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 			in.Snapshot = snap
 		}
 	}
-	return audit.Pack(ctx, data, in)
+	v, err := audit.Pack(ctx, data, in)
+	_ = scanner.Flush() // a cache that cannot be written only costs a rescan
+	return v, err
 }
 
 // SnapshotOf re-reads the repository state a pack's source names.

@@ -96,6 +96,8 @@ func complete(ctx context.Context, out *Outcome, skipped []audit.Check) (*Run, e
 	if run.RecordJSON, err = run.Record.JSON(); err != nil {
 		return nil, err
 	}
+	// A scan cache that cannot be written only costs a rescan next time.
+	_ = out.Scanner.Flush()
 	return run, nil
 }
 
