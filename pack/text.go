@@ -145,20 +145,26 @@ var (
 const tokenChunk = 256 << 10
 
 // CountTokens estimates the tokens of s with o200k_base. Large texts are cut
-// after a newline into pieces of about 256 KiB that are counted on all cores;
-// the cut points depend only on s, so the estimate is deterministic.
+// into pieces of about 256 KiB that are counted on all cores. A cut is only
+// made between an ASCII lowercase letter and a '"' (in a pack: after every
+// JSON key, which a compact pack has many of, unlike newlines): o200k's
+// pre-tokenizer always ends a piece there and starts the next one afresh,
+// so the sum over the pieces is exactly the count of the whole text.
 func CountTokens(s string) (int, error) {
+	return countTokens(s, tokenChunk)
+}
+
+func countTokens(s string, chunk int) (int, error) {
 	codecOnce.Do(func() { codec, codecErr = tokenizer.Get(tokenizer.O200kBase) })
 	if codecErr != nil {
 		return 0, fmt.Errorf("load tokenizer: %w", codecErr)
 	}
 	var pieces []string
-	for len(s) > tokenChunk {
-		cut := strings.IndexByte(s[tokenChunk:], '\n')
+	for len(s) > chunk {
+		cut := tokenCut(s, chunk)
 		if cut < 0 {
 			break
 		}
-		cut += tokenChunk + 1
 		pieces = append(pieces, s[:cut])
 		s = s[cut:]
 	}
@@ -181,4 +187,25 @@ func CountTokens(s string) (int, error) {
 		total += n
 	}
 	return total, nil
+}
+
+// tokenCut is the first offset at or after from where o200k's pre-tokenizer
+// must start a new piece whether or not the text goes on: between [a-z] and
+// '"'. The piece before ends with the letter run (o200k's letter
+// alternatives end at the first byte that is neither a letter, a mark nor
+// the apostrophe of a contraction; none of its alternatives looks behind or
+// past a letter run), so counting the two sides apart gives the same
+// pieces. -1 when there is none.
+func tokenCut(s string, from int) int {
+	for i := max(from, 1); i < len(s); i++ {
+		j := strings.IndexByte(s[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if c := s[i-1]; 'a' <= c && c <= 'z' {
+			return i
+		}
+	}
+	return -1
 }
