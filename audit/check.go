@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -74,16 +73,16 @@ func (a *auditor) failOn(cond string, c Check) {
 
 func (a *auditor) integrity() {
 	p := a.p
-	canonical, err := pack.Marshal(p)
+	canonical, err := sameAsMarshal(p, a.data)
 	if err != nil {
 		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "re-serialize the pack: " + err.Error()})
 		return
 	}
-	if !bytes.Equal(canonical, a.data) {
+	if !canonical {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: "the pack bytes are not in canonical form: it was edited or re-serialized after it was built"})
 	}
-	digest, err := pack.ContentDigest(p)
+	digest, err := contentDigest(p)
 	if err != nil {
 		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "digest the pack: " + err.Error()})
 		return

@@ -1,0 +1,35 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+// TestCanonicalStreamsMatchPack checks the streaming serialization against
+// pack.Marshal and pack.ContentDigest, which the builder uses.
+func TestCanonicalStreamsMatchPack(t *testing.T) {
+	p := &pack.Pack{SchemaVersion: pack.SchemaVersion, PackID: "pk_abcdefgh", Type: "full",
+		Contents: []pack.Item{{ID: "a.go:1:2", Path: "a.go", Content: "x <b> & \"y\"\n\u2028", Redactions: []pack.Redaction{}}}}
+	p.Budget.UsedChars = 1234
+	data, err := pack.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := sameAsMarshal(p, data); err != nil || !ok {
+		t.Fatalf("sameAsMarshal = %v, %v on pack.Marshal's own bytes", ok, err)
+	}
+	for _, other := range [][]byte{data[:len(data)-1], append(append([]byte{}, data...), ' '), []byte(strings.Replace(string(data), "x", "z", 1)), nil} {
+		if ok, _ := sameAsMarshal(p, other); ok {
+			t.Fatalf("sameAsMarshal accepts %q", other)
+		}
+	}
+	want, err := pack.ContentDigest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := contentDigest(p); err != nil || got != want {
+		t.Fatalf("contentDigest = %x, %v; pack.ContentDigest = %x", got, err, want)
+	}
+}
