@@ -58,6 +58,7 @@ type ScanItem struct {
 type Scanner struct {
 	det         *detect.Detector
 	cfg         *config.Config // == &det.Config, read-only after NewScanner
+	fast        *fastDetect    // the same findings with less work; nil: det only
 	ignore      ignoreSet
 	cache       *Cache
 	rulesDigest string
@@ -117,6 +118,7 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 	s.det = detect.NewDetector(cfg)
 	s.det.MaxDecodeDepth = DecodeDepth
 	s.cfg = &s.det.Config
+	s.fast = newFastDetect(cfg, s.version)
 	if opts.CacheDir != "" {
 		c, err := OpenCache(opts.CacheDir)
 		if err != nil {
@@ -434,7 +436,10 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 		CommitSHA: commit,
 		StartLine: 1, // gitleaks adds the 0-based line index to this
 	}
-	gl := s.det.DetectContext(ctx, frag)
+	gl, ok := s.fast.detectOrSkip(ctx, frag)
+	if !ok {
+		gl = s.det.DetectContext(ctx, frag)
+	}
 	// DetectContext stops quietly on cancellation and returns what it has;
 	// a partial scan must not pass for a clean one.
 	if err := ctx.Err(); err != nil {

@@ -1,0 +1,390 @@
+package audit
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
+	"github.com/zricethezav/gitleaks/v8/report"
+
+	"github.com/ctxpack/ctxpack/internal/secrettest"
+)
+
+// sample is 1, or every nth under the race detector.
+func sample(n int) int {
+	if raceEnabled {
+		return n
+	}
+	return 1
+}
+
+func defaultFast(t testing.TB) (*fastDetect, *detect.Detector) {
+	t.Helper()
+	cfg, err := loadGitleaksConfig("", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFastDetect(cfg, fastGitleaksVersion)
+	if f == nil || f.generic == nil {
+		t.Fatal("the fast path does not apply to gitleaks' default config")
+	}
+	stock := detect.NewDetector(cfg)
+	stock.MaxDecodeDepth = DecodeDepth
+	return f, stock
+}
+
+func TestFastPathAppliesToDefaultRules(t *testing.T) {
+	f, _ := defaultFast(t)
+	if f.span != 9 {
+		t.Errorf("generic-api-key spans %d lines after its keyword, want 9", f.span)
+	}
+	if newFastDetect(mustDefaultConfig(t), "v8.31.0") != nil {
+		t.Error("the fast path must only be used with the gitleaks version it mirrors")
+	}
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.fast == nil {
+		t.Error("NewScanner does not use the fast path with the default rules")
+	}
+}
+
+func mustDefaultConfig(t testing.TB) config.Config {
+	cfg, err := loadGitleaksConfig("", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestMaxNewlines(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		n    int
+		okay bool
+	}{
+		{`abc`, 0, true},
+		{`a\nb`, 1, true},
+		{`[\s]{0,3}x`, 3, true},
+		{`a\s*b`, 0, false},
+		{`(?s)a.{2}`, 2, true},
+		{`a.*b`, 0, true},
+		{`^a`, 0, false},
+		{`\bkey`, 0, false},
+		{`a$`, 0, true},
+	} {
+		n, ok := maxNewlines(c.re)
+		if ok != c.okay || (ok && n != c.n) {
+			t.Errorf("maxNewlines(%q) = %d, %v; want %d, %v", c.re, n, ok, c.n, c.okay)
+		}
+	}
+}
+
+// TestFoldRunes checks that ſ and the Kelvin sign are the only non-ASCII
+// runes Go's case folding puts in an ASCII letter's orbit.
+func TestFoldRunes(t *testing.T) {
+	var extra []rune
+	for c := 'A'; c <= 'z'; c++ {
+		if !unicode.IsLetter(c) {
+			continue
+		}
+		for r := unicode.SimpleFold(c); r != c; r = unicode.SimpleFold(r) {
+			if r >= utf8.RuneSelf && !slices.Contains(extra, r) {
+				extra = append(extra, r)
+			}
+		}
+	}
+	slices.Sort(extra)
+	if foldRunes != string(extra) {
+		t.Errorf("non-ASCII folds of ASCII letters: %q, foldRunes %q", string(extra), foldRunes)
+	}
+}
+
+// decoderFinds is gitleaks' own answer: does the first decoding pass find
+// an encoded segment?
+func decoderFinds(text string) bool {
+	_, segs := codec.NewDecoder().Decode(text, []*codec.EncodedSegment{})
+	return len(segs) > 0
+}
+
+func TestMayDecodeNeverMissesASegment(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	pieces := []func() string{
+		func() string { return base64.StdEncoding.EncodeToString([]byte(randPrintable(r, 4+r.IntN(40)))) },
+		func() string { return base64.RawURLEncoding.EncodeToString([]byte(randPrintable(r, 4+r.IntN(40)))) },
+		func() string { return hex.EncodeToString([]byte(randPrintable(r, 16+r.IntN(20)))) },
+		func() string { return url.QueryEscape(randPrintable(r, 3+r.IntN(20))) },
+		func() string { return "%" + randFrom(r, "0123456789abcdefABCDEF%", 2+r.IntN(3)) },
+		func() string { return randFrom(r, "0123456789abcdef", 1+r.IntN(70)) },
+		func() string {
+			return randFrom(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_", 1+r.IntN(40))
+		},
+		func() string { return strings.Repeat("=", r.IntN(4)) },
+		func() string { return randFrom(r, " \n\t\r=%:\"'.,;", 1+r.IntN(3)) },
+		func() string { return "U+" + randFrom(r, "0123456789ABCDEF", 4) + " " },
+		func() string { return `\u` + randFrom(r, "0123456789abcdef", 4) },
+		func() string { return "\xff\xfe" },
+		func() string { return "é" },
+	}
+	found, said := 0, 0
+	for i := 0; i < 200000/sample(10); i++ {
+		var b strings.Builder
+		for n := 1 + r.IntN(8); n > 0; n-- {
+			b.WriteString(pieces[r.IntN(len(pieces))]())
+		}
+		text := b.String()
+		want, got := decoderFinds(text), mayDecode(text)
+		if want && !got {
+			t.Fatalf("mayDecode(%q) = false, but gitleaks' decoder finds a segment", text)
+		}
+		if want {
+			found++
+		}
+		if got {
+			said++
+		}
+	}
+	t.Logf("decoder found segments in %d texts, mayDecode said yes for %d", found, said)
+}
+
+func TestMayDecodeOnRealFiles(t *testing.T) {
+	files := realFiles(t)
+	yes, extra := 0, 0
+	for i, f := range files {
+		if i%sample(4) != 0 {
+			continue
+		}
+		want, got := decoderFinds(f.text), mayDecode(f.text)
+		if want && !got {
+			t.Fatalf("%s: mayDecode says no, but gitleaks' decoder finds a segment", f.path)
+		}
+		if want {
+			yes++
+		} else if got {
+			extra++
+		}
+	}
+	t.Logf("%d files: %d with segments, %d more sent to the stock detector", len(files), yes, extra)
+}
+
+func randFrom(r *rand.Rand, set string, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = set[r.IntN(len(set))]
+	}
+	return string(b)
+}
+
+func randPrintable(r *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(' ' + r.IntN(95))
+	}
+	return string(b)
+}
+
+type textFile struct{ path, text string }
+
+// realFiles are this repository's text files and gitleaks' own sources and
+// test data (full of secrets), when the module is in the module cache.
+func realFiles(t testing.TB) []textFile {
+	t.Helper()
+	dirs := []string{".."}
+	if out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", gitleaksModule).Output(); err == nil {
+		dirs = append(dirs, strings.TrimSpace(string(out)))
+	}
+	var files []textFile
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() {
+				if n := d.Name(); n == ".git" || n == "bench" && dir == ".." {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if info, err := d.Info(); err != nil || info.Size() > 4<<20 {
+				return nil
+			}
+			b, err := os.ReadFile(p)
+			if err != nil || strings.IndexByte(string(b[:min(len(b), 8000)]), 0) >= 0 {
+				return nil
+			}
+			files = append(files, textFile{p, string(b)})
+			return nil
+		})
+	}
+	if len(files) < 100 {
+		t.Fatalf("only %d files found", len(files))
+	}
+	return files
+}
+
+// findingsKey is a finding in a form that compares across detectors.
+func findingsKey(fs []report.Finding) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s|%d-%d|%d-%d|%q|%q|%q|%g|%v", f.RuleID, f.StartLine, f.EndLine,
+			f.StartColumn, f.EndColumn, f.Match, f.Secret, f.Line, f.Entropy, f.Tags))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sameFindings runs both detectors on frag and fails on any difference.
+func sameFindings(t *testing.T, f *fastDetect, stock *detect.Detector, frag fragment) bool {
+	t.Helper()
+	want := findingsKey(stock.DetectContext(context.Background(), frag))
+	got, ok := f.detect(context.Background(), frag)
+	if !ok {
+		return false
+	}
+	if g := findingsKey(got); !slices.Equal(g, want) {
+		t.Fatalf("%s: fast path findings differ\n got: %q\nwant: %q\ntext: %q", frag.FilePath, g, want, frag.Raw)
+	}
+	return true
+}
+
+func TestFastDetectMatchesStockOnRealFiles(t *testing.T) {
+	f, stock := defaultFast(t)
+	fast := 0
+	files := realFiles(t)
+	for i, file := range files {
+		if i%sample(10) != 0 {
+			continue
+		}
+		frag := fragment{Raw: file.text, FilePath: file.path, StartLine: 1}
+		if i%2 == 1 {
+			// As the history scan sees it: a later start line and a commit.
+			frag.StartLine, frag.CommitSHA = 40, "0123456789abcdef0123456789abcdef01234567"
+		}
+		if sameFindings(t, f, stock, frag) {
+			fast++
+		}
+	}
+	t.Logf("%d files, %d on the fast path", len(files), fast)
+}
+
+func TestFastDetectMatchesStockOnGeneratedText(t *testing.T) {
+	f, stock := defaultFast(t)
+	r := rand.New(rand.NewPCG(3, 5))
+	fake := secrettest.Make(99)
+	g := secrettest.NewGen(17)
+	keys := append(slices.Clone(genericKeywords), "API", "Api", "aPi", "KEY", "Token", "client_secret", "db_password", "monkey", "turkey", "keyword")
+	ops := []string{"=", " = ", ": ", ":=", "::=", "=>", " => ", "||", "?=", ",", ">", "\n=", " '\n\"=", "\n\n\n:", "  \n \n \n \n="}
+	quotes := []string{"", "\"", "'", "`", " ", "\n", "\n\n", " \n  \n"}
+	values := []func() string{
+		func() string { return g.Str(secrettest.Alnum, 10+r.IntN(30)) },
+		func() string { return g.Str(secrettest.Alnum+"._=-", 8+r.IntN(160)) },
+		func() string { return strings.ToLower(g.Str(secrettest.Alnum, 12)) + "+/" + g.Str("abc123", 8) + "==" },
+		func() string { return "aaaaaaaaaaaaaaaa" },
+		func() string { return "example-placeholder-value" },
+		func() string { return fake.Stripe },
+		func() string { return fake.GitHub },
+		func() string { return fake.AWSKeyID },
+		func() string { return fake.Slack },
+		func() string { return fake.JWT },
+		func() string { return fake.APIKey + " // gitleaks:allow" },
+	}
+	filler := []func() string{
+		func() string { return "func main() {\n\tfmt.Println(\"hello\")\n}\n" },
+		func() string { return strings.Repeat("x", r.IntN(80)) + "\n" },
+		func() string { return g.Str("abcdefghij .-_\t", r.IntN(60)) },
+		func() string { return "\n" },
+		func() string { return "\r\n" },
+		func() string { return "// the key to the kingdom\n" },
+		func() string { return "ſecret = " + g.Str(secrettest.Alnum, 20) + "\n" },
+		func() string { return "\u212aey: " + g.Str(secrettest.Alnum, 20) + "\n" },
+		func() string { return "é\xff" },
+		func() string { return fake.RSAKey + "\n" },
+		func() string {
+			return fmt.Sprintf("url = \"https://user:%s@example.org/\"\n", g.Str(secrettest.Alnum, 12))
+		},
+	}
+	iterations := 4000
+	if n, err := strconv.Atoi(os.Getenv("CTXPACK_FAST_ITERATIONS")); err == nil {
+		iterations = n // a longer differential run
+	}
+	iterations /= sample(10)
+	fast := 0
+	for i := 0; i < iterations; i++ {
+		var b strings.Builder
+		for n := 1 + r.IntN(12); n > 0; n-- {
+			if r.IntN(3) == 0 {
+				b.WriteString(filler[r.IntN(len(filler))]())
+				continue
+			}
+			b.WriteString(g.Str("abcXYZ_.-", r.IntN(6)))
+			b.WriteString(keys[r.IntN(len(keys))])
+			b.WriteString(g.Str(" \t_.-abc", r.IntN(4)))
+			b.WriteString(ops[r.IntN(len(ops))])
+			b.WriteString(quotes[r.IntN(len(quotes))])
+			b.WriteString(values[r.IntN(len(values))]())
+			b.WriteString(quotes[r.IntN(len(quotes))])
+			if r.IntN(4) > 0 {
+				b.WriteString("\n")
+			}
+		}
+		path := []string{"main.go", "config/app.yaml", ".env", "src/settings.py", "gitleaks.toml", "README.md"}[r.IntN(6)]
+		frag := fragment{Raw: b.String(), FilePath: path, StartLine: 1 + r.IntN(3)}
+		if sameFindings(t, f, stock, frag) {
+			fast++
+		}
+	}
+	t.Logf("%d texts, %d on the fast path", iterations, fast)
+	if fast < iterations/3 {
+		t.Errorf("only %d texts took the fast path", fast)
+	}
+}
+
+// TestScannerFastPathSameResults compares whole Scanner results (spans,
+// assignment rules, ignore handling) with and without the fast path.
+func TestScannerFastPathSameResults(t *testing.T) {
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.fast = nil
+	for i, file := range realFiles(t) {
+		if i%(4*sample(5)) != 0 {
+			continue // a sample: TestFastDetectMatchesStockOnRealFiles compares every file
+		}
+		got, err := s.Scan(context.Background(), file.path, []byte(file.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := slow.Scan(context.Background(), file.path, []byte(file.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: scan differs with the fast path\n got: %v\nwant: %v", file.path, got, want)
+		}
+	}
+}
