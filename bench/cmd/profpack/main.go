@@ -1,0 +1,100 @@
+// Command profpack runs the pipeline of `ctxpack pack` (pipeline.Execute, then
+// the pack and record written like the CLI does) under the CPU and heap
+// profilers, for finding where a benchmarked run spends its time.
+//
+//	go run ./bench/cmd/profpack -cpuprofile cpu.out [-commit HEAD] [-unlimited] DIR
+//	go tool pprof -top cpu.out
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/ctxpack/ctxpack/pipeline"
+)
+
+func main() {
+	cpu := flag.String("cpuprofile", "", "write a CPU profile to FILE")
+	mem := flag.String("memprofile", "", "write a heap (alloc) profile to FILE")
+	peak := flag.String("peakprofile", "", "write the heap profile taken when the live heap was largest to FILE")
+	commit := flag.String("commit", "", "pack this commit (default: the working tree)")
+	typ := flag.String("type", "", "pack type (full, summary, auto)")
+	unlimited := flag.Bool("unlimited", false, "raise every limit so each text file is packed")
+	out := flag.String("o", os.DevNull, "write the pack here")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: profpack [flags] DIR")
+		os.Exit(2)
+	}
+	opts := pipeline.PackOptions{Dir: flag.Arg(0), Commit: *commit, Type: *typ}
+	if *unlimited {
+		opts.MaxContentBytes, opts.MaxFiles, opts.MaxFileBytes = 1e12, 1e9, 1e9
+	}
+	if *cpu != "" {
+		f, err := os.Create(*cpu)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *peak != "" {
+		go peakProfile(*peak)
+	}
+	start := time.Now()
+	run, err := pipeline.Execute(context.Background(), opts)
+	if err != nil {
+		fail(err)
+	}
+	if err := os.WriteFile(*out, run.Result.JSON, 0o644); err != nil {
+		fail(err)
+	}
+	fmt.Fprintf(os.Stderr, "%s pack, %d files included, verdict %s, %v\n",
+		run.Result.Pack.Type, run.Result.Pack.Metadata.FilesIncluded, run.Verdict.Status, time.Since(start).Round(time.Millisecond))
+	if *mem != "" {
+		f, err := os.Create(*mem)
+		if err != nil {
+			fail(err)
+		}
+		runtime.GC()
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			fail(err)
+		}
+		f.Close()
+	}
+}
+
+func fail(err error) {
+	pprof.StopCPUProfile()
+	fmt.Fprintln(os.Stderr, "profpack:", err)
+	os.Exit(1)
+}
+
+// peakProfile writes the heap profile of the largest live heap seen (after a
+// GC), polling every 20 ms.
+func peakProfile(file string) {
+	var best uint64
+	var last uint32
+	for {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.NumGC != last {
+			last = ms.NumGC
+			if live := ms.HeapAlloc; live > best*11/10 {
+				best = live
+				if f, err := os.Create(file); err == nil {
+					pprof.Lookup("heap").WriteTo(f, 0)
+					f.Close()
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
