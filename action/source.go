@@ -136,9 +136,15 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 			changes, err = commitFiles(ctx, gh, r.owner, r.repo, headSHA)
 		}
 	}
+	pol, _, perr := pipeline.LoadPolicy(repo.Root, opts)
+	if perr != nil {
+		return nil, perr
+	}
+	scope := pol.Pack.Scope
 	var skipped []audit.Check
 	if err != nil {
 		changes = nil
+		scope = pack.ScopeTree // with no change list, the change scope would hide the change
 		msg := "the changed files could not be listed: the base commit is not in the checkout and the GitHub API could not be asked (" + err.Error() + "); the head tree was packed with no change list"
 		notes = append(notes, msg+".")
 		skipped = append(skipped, audit.Check{Kind: audit.KindIntegrity, Code: CodeChangeListUnavailable, Message: msg,
@@ -147,7 +153,7 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 	skipped = append(skipped, audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped,
 		Message: "the per-commit secret scan did not run: the commits of this change are not in the checkout (shallow clone); set fetch-depth: 0 on actions/checkout",
 		Details: map[string]any{"head": head, "base": base}})
-	snap, err := repo.TreeWithChanges(ctx, headSHA, recordBase, changes)
+	snap, err := repo.TreeWithChanges(ctx, headSHA, recordBase, changes, scope)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func TestBudgetPrefersChangedThenKeyFiles(t *testing.T) {
 	g.Commit("base")
 	g.Write("lib/changed.js", lines(50, "new"))
 	g.Commit("change")
-	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full", MaxContentBytes: 4000})
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Type: "full", MaxContentBytes: 4000})
 	if it, ok := item(p, "lib/changed.js"); !ok || it.Role != pack.RolePrimary {
 		t.Fatalf("changed file not first: %+v", it)
 	}
@@ -154,7 +154,7 @@ func TestDiffsStayWithinTheContentBudget(t *testing.T) {
 		g.Write(fmt.Sprintf("src/f%02d.txt", i), lines(40, "payload"))
 	}
 	g.Commit("root commit adds everything")
-	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full", MaxContentBytes: 5000})
+	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Type: "full", MaxContentBytes: 5000})
 	withheld := 0
 	for _, c := range p.Changes {
 		_, inPack := item(p, c.Path)

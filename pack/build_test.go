@@ -77,7 +77,7 @@ func fixture(t *testing.T, dir string) *gittest.Repo {
 func TestGoldenFullPack(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	fixture(t, dir)
-	out, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Type: "full"})
+	out, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Scope: "tree", Type: "full"})
 	golden := filepath.Join("testdata", "full_commit.golden.json")
 	var pretty bytes.Buffer
 	json.Indent(&pretty, out.Result.JSON, "", "  ")
@@ -99,7 +99,7 @@ func TestGoldenFullPack(t *testing.T) {
 func TestExclusionReasons(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	fixture(t, dir)
-	_, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Type: "full"})
+	_, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Scope: "tree", Type: "full"})
 	idx := index(p)
 	want := map[string]pack.Reason{
 		".env":                           pack.ReasonCredentials,

@@ -78,13 +78,13 @@ func golden(t *testing.T, name string, data []byte) {
 func TestGoldenSummaryPacks(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shop")
 	shopRepo(t, dir)
-	out, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Type: "summary"})
+	out, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Scope: "tree", Type: "summary"})
 	golden(t, "summary_commit.golden.json", out.Result.JSON)
 	if p.Type != "summary" || p.RepoSummary == nil || len(p.Contents)+len(p.KeyFiles) != 0 {
 		t.Fatalf("not a summary pack: type %s", p.Type)
 	}
 	// A tight range pack: parts are dropped and counted, the index condensed.
-	out, p = build(t, pipeline.PackOptions{Dir: dir, Base: "HEAD~1", Head: "HEAD", Type: "summary", MaxContentBytes: 9000})
+	out, p = build(t, pipeline.PackOptions{Dir: dir, Base: "HEAD~1", Head: "HEAD", Scope: "tree", Type: "summary", MaxContentBytes: 9000})
 	golden(t, "summary_range_tight.golden.json", out.Result.JSON)
 	if len(out.Result.JSON) > 9000 || p.Budget.DroppedItems == 0 || !p.Budget.Truncated {
 		t.Fatalf("tight pack: %d bytes, budget %+v", len(out.Result.JSON), p.Budget)
@@ -98,7 +98,7 @@ func TestGoldenSummaryPacks(t *testing.T) {
 func TestSummaryContent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shop")
 	shopRepo(t, dir)
-	_, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Type: "summary"})
+	_, p := build(t, pipeline.PackOptions{Dir: dir, Commit: "HEAD", Scope: "tree", Type: "summary"})
 
 	// The changed files come first in key_files_summary, with their change.
 	if len(p.KeyFilesSummary) < 2 || p.KeyFilesSummary[0].Path != "api/app/routers/coupons.py" || p.KeyFilesSummary[1].Path != "internal/server/tls.go" {
@@ -243,7 +243,7 @@ func TestSummaryNeverLeaks(t *testing.T) {
 	g.Commit("leaky")
 	g.Write("notes.txt", "token "+tok3+"\nmore "+tok1+"\n")
 	g.Commit("more")
-	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "summary"})
+	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Type: "summary"})
 	data := string(out.Result.JSON)
 	for _, tok := range []string{tok1, tok2, tok3} {
 		if strings.Contains(data, tok) || strings.Contains(data, tok[4:20]) {
@@ -271,9 +271,9 @@ func TestSummaryDeterministic(t *testing.T) {
 	a := g.Clone(filepath.Join(t.TempDir(), "a", "deep", "shop")).Dir
 	b := g.Clone(filepath.Join(t.TempDir(), "b", "shop")).Dir
 	for _, opts := range []pipeline.PackOptions{
-		{Commit: "HEAD", Type: "summary"},
-		{Base: "HEAD~1", Head: "HEAD", Type: "summary", Tier: "cheap"},
-		{Base: "HEAD~1", Head: "HEAD", Type: "summary", MaxContentBytes: 7000},
+		{Commit: "HEAD", Scope: "tree", Type: "summary"},
+		{Base: "HEAD~1", Head: "HEAD", Scope: "tree", Type: "summary", Tier: "cheap"},
+		{Base: "HEAD~1", Head: "HEAD", Scope: "tree", Type: "summary", MaxContentBytes: 7000},
 	} {
 		oa, ob := opts, opts
 		oa.Dir, ob.Dir = a, b
@@ -313,7 +313,7 @@ func bigRepo(t *testing.T, n int) *gittest.Repo {
 // reason recorded, the index condensed and every changed file listed.
 func TestSummaryOverFullLimitsFits(t *testing.T) {
 	g := bigRepo(t, 600)
-	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Tier: "cheap"})
+	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Tier: "cheap"})
 	if p.Type != "summary" || p.Metadata.SelectionReason != "603 packable files exceed max_files 200" {
 		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
 	}
@@ -342,7 +342,7 @@ func TestSummaryOverFullLimitsFits(t *testing.T) {
 		}
 	}
 	// Bytes: auto selection on size, and the summary fits max_content_bytes.
-	out, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", MaxContentBytes: 30000, MaxFiles: 1000})
+	out, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", MaxContentBytes: 30000, MaxFiles: 1000})
 	if p.Type != "summary" || !regexp.MustCompile(`^full pack estimate [\d,]{6,} bytes exceeds max_content_bytes 30,000$`).MatchString(p.Metadata.SelectionReason) {
 		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
 	}
@@ -373,7 +373,7 @@ func TestSelectionConstraints(t *testing.T) {
 	}
 	for _, c := range cases {
 		opts := c.opts
-		opts.Dir, opts.Commit = dir, "HEAD"
+		opts.Dir, opts.Commit, opts.Scope = dir, "HEAD", "tree"
 		out, p := build(t, opts)
 		if p.Type != c.typ || !regexp.MustCompile(c.reason).MatchString(p.Metadata.SelectionReason) {
 			t.Errorf("%+v: %s %q, want %s %s", c.opts, p.Type, p.Metadata.SelectionReason, c.typ, c.reason)
@@ -387,7 +387,7 @@ func TestSelectionConstraints(t *testing.T) {
 func TestSummaryTooLargeFails(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shop")
 	shopRepo(t, dir)
-	_, err := pipeline.Pack(t.Context(), pipeline.PackOptions{Dir: dir, Commit: "HEAD", Type: "summary", MaxContentBytes: 1500})
+	_, err := pipeline.Pack(t.Context(), pipeline.PackOptions{Dir: dir, Commit: "HEAD", Scope: "tree", Type: "summary", MaxContentBytes: 1500})
 	if err == nil || !strings.Contains(err.Error(), "max_content_bytes 1,500") || !strings.Contains(err.Error(), "changed files") {
 		t.Fatalf("err = %v", err)
 	}
@@ -407,7 +407,7 @@ func TestFullPackRelatedFiles(t *testing.T) {
 	g.Write("cmd/tool/tool.go", "package tool\n\nimport \"example.com/rel/lib/util\"\n\nfunc Run() { util.Helper(); util.Helper() }\n")
 	g.Write("web/page.ts", "import { h } from \"./helpers\";\nexport const p = h;\n")
 	g.Commit("change")
-	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full"})
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Type: "full"})
 	var order []string
 	for _, it := range p.Contents {
 		order = append(order, it.Path+":"+it.Role)

@@ -94,11 +94,11 @@ func SnapshotOf(ctx context.Context, repo *source.Repo, src pack.Source) (*pack.
 	case src.Head == "":
 		return nil, fmt.Errorf("the pack names no head commit")
 	case src.Trigger == TriggerPrePush:
-		// The hook packs the change scope, not the whole tree.
+		// The hook diffs against the remote's commits, not a merge base.
 		return repo.ChangeScope(ctx, src.Base, src.Head)
 	case src.Base != "":
-		return repo.Range(ctx, src.Base, src.Head)
+		return repo.Range(ctx, src.Base, src.Head, src.Scope)
 	default:
-		return repo.Commit(ctx, src.Head)
+		return repo.Commit(ctx, src.Head, src.Scope)
 	}
 }

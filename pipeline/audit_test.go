@@ -68,19 +68,48 @@ func refinalize(t *testing.T, p *pack.Pack) []byte {
 
 func TestAuditCleanPackPasses(t *testing.T) {
 	g := repoWithChange(t)
-	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"})
-	if err != nil {
-		t.Fatal(err)
+	g.Write("lib/deep/helper.go", "package deep\n")
+	g.Commit("unrelated")
+	g.Write("util.go", "package main\n\nfunc util() int { return 2 }\n")
+	g.Commit("change again")
+	tests := []struct {
+		scope     string // "" is the default
+		wantScope string
+		wantDeep  bool
+	}{
+		{"", pack.ScopeChange, false},
+		{"change", pack.ScopeChange, false},
+		{"tree", pack.ScopeTree, true},
 	}
-	if run.Verdict.Status != audit.StatusPass {
-		t.Fatalf("build verdict = %+v", run.Verdict)
+	for _, tt := range tests {
+		t.Run("scope "+tt.scope, func(t *testing.T) {
+			run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: tt.scope})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Verdict.Status != audit.StatusPass {
+				t.Fatalf("build verdict = %+v", run.Verdict)
+			}
+			p := run.Result.Pack
+			deep := false
+			for _, e := range p.FileIndex {
+				deep = deep || e.Path == "lib/deep/helper.go"
+			}
+			if p.Source.Scope != tt.wantScope || deep != tt.wantDeep {
+				t.Fatalf("scope %q, unchanged deep file listed: %v", p.Source.Scope, deep)
+			}
+			// The audit re-derives the snapshot in the pack's own scope.
+			v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, run.Result.JSON), RepoDir: g.Dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Status != audit.StatusPass {
+				t.Fatalf("audit = %+v", v.Failed)
+			}
+		})
 	}
-	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, run.Result.JSON), RepoDir: g.Dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Status != audit.StatusPass {
-		t.Fatalf("audit = %+v", v.Failed)
+	if _, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "repo"}); err == nil || !strings.Contains(err.Error(), `--scope "repo"`) {
+		t.Fatalf("bad scope: %v", err)
 	}
 }
 

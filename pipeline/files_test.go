@@ -20,7 +20,7 @@ func TestExecuteSnapshotRecordsSkippedChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}})
+	snap, err := repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}}, pack.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,11 @@ type PackOptions struct {
 	// PolicyFile overrides Dir's .ctxpack.yml.
 	PolicyFile string
 	// Overrides applied on top of the policy (zero values leave it alone).
-	Type            string
-	Tier            string
+	Type string
+	Tier string
+	// Scope overrides pack.scope: what a commit or range pack lists of the
+	// head tree (change or tree).
+	Scope           string
 	Include         []string
 	Exclude         []string
 	MaxContentBytes int64
@@ -88,6 +91,12 @@ func applyOverrides(pol *policy.Policy, opts PackOptions) error {
 			return fmt.Errorf("--type %q: use auto, full or summary", opts.Type)
 		}
 	}
+	if opts.Scope != "" {
+		if opts.Scope != policy.ScopeChange && opts.Scope != policy.ScopeTree {
+			return fmt.Errorf("--scope %q: use change or tree", opts.Scope)
+		}
+		pol.Pack.Scope = opts.Scope
+	}
 	if opts.Tier != "" {
 		if _, ok := policy.TierChars[opts.Tier]; !ok && opts.Tier != policy.TierNone {
 			return fmt.Errorf("--tier %q: use strong, default, cheap or none", opts.Tier)
@@ -124,51 +133,59 @@ func applyOverrides(pol *policy.Policy, opts PackOptions) error {
 	return nil
 }
 
-// Snapshot opens the source named by opts.
-func Snapshot(ctx context.Context, opts PackOptions) (*source.Repo, *pack.Snapshot, error) {
+// Open opens the source directory named by opts.
+func Open(opts PackOptions) (*source.Repo, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = "."
 	}
-	repo, err := source.Open(dir)
-	if err != nil {
-		return nil, nil, err
-	}
+	return source.Open(dir)
+}
+
+// Snapshot snapshots the source named by opts: a commit, a range or the
+// working tree of repo. scope (policy.ScopeChange or policy.ScopeTree) is
+// what a commit or range snapshot lists of the head tree.
+func Snapshot(ctx context.Context, repo *source.Repo, opts PackOptions, scope string) (*pack.Snapshot, error) {
 	if opts.Commit != "" && (opts.Base != "" || opts.Head != "") {
-		return nil, nil, &UsageError{errors.New("--commit cannot be combined with --base/--head")}
+		return nil, &UsageError{errors.New("--commit cannot be combined with --base/--head")}
 	}
 	if opts.Head != "" && opts.Base == "" {
-		return nil, nil, &UsageError{errors.New("--head needs --base (the range is base..head)")}
+		return nil, &UsageError{errors.New("--head needs --base (the range is base..head)")}
 	}
 	var snap *pack.Snapshot
+	var err error
 	switch {
 	case opts.Commit != "":
-		snap, err = repo.Commit(ctx, opts.Commit)
+		snap, err = repo.Commit(ctx, opts.Commit, scope)
 	case opts.Base != "":
 		head := opts.Head
 		if head == "" {
 			head = "HEAD"
 		}
-		snap, err = repo.Range(ctx, opts.Base, head)
+		snap, err = repo.Range(ctx, opts.Base, head, scope)
 	default:
 		snap, err = repo.Worktree(ctx)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opts.Trigger != "" {
 		snap.Source.Trigger = opts.Trigger
 	}
-	return repo, snap, nil
+	return snap, nil
 }
 
 // Pack runs source → policy → scan → build.
 func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
-	repo, snap, err := Snapshot(ctx, opts)
+	repo, err := Open(opts)
 	if err != nil {
 		return nil, err
 	}
 	pol, file, err := LoadPolicy(repo.Root, opts)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := Snapshot(ctx, repo, opts, pol.Pack.Scope)
 	if err != nil {
 		return nil, err
 	}

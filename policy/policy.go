@@ -27,6 +27,10 @@ const (
 	TypeFull    = "full"
 	TypeSummary = "summary"
 
+	// Scopes: which files of the head tree a commit or range pack lists.
+	ScopeChange = "change"
+	ScopeTree   = "tree"
+
 	TierNone    = "none"
 	TierStrong  = "strong"
 	TierDefault = "default"
@@ -64,8 +68,14 @@ type Policy struct {
 
 // Pack selects the pack type and filters files.
 type Pack struct {
-	Type    string   `yaml:"type" json:"type"`
-	Tier    string   `yaml:"tier" json:"tier"`
+	Type string `yaml:"type" json:"type"`
+	Tier string `yaml:"tier" json:"tier"`
+	// Scope is what a commit or range pack lists of the head tree: the
+	// change scope (the changed files, the top-level files and the ignore
+	// files on their paths), so its cost follows the change and not the
+	// repository, or the whole tree. Working-tree packs always list the
+	// whole tree.
+	Scope   string   `yaml:"scope" json:"scope"`
 	Include []string `yaml:"include" json:"include"`
 	Exclude []string `yaml:"exclude" json:"exclude"`
 }
@@ -107,7 +117,7 @@ type Destination struct {
 func Default() *Policy {
 	return &Policy{
 		Version: 1,
-		Pack:    Pack{Type: TypeAuto, Tier: TierNone, Include: []string{}, Exclude: []string{}},
+		Pack:    Pack{Type: TypeAuto, Tier: TierNone, Scope: ScopeChange, Include: []string{}, Exclude: []string{}},
 		Limits: Limits{
 			MaxContentBytes:   512000,
 			MaxFiles:          200,
@@ -208,6 +218,12 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	}
 	if p.Pack.Tier == "" {
 		p.Pack.Tier = TierNone
+	}
+	if p.Pack.Scope == "" {
+		p.Pack.Scope = ScopeChange
+	}
+	if !oneOf(p.Pack.Scope, ScopeChange, ScopeTree) {
+		return bad("pack.scope", fmt.Sprintf("%q is not a scope; use change or tree", p.Pack.Scope))
 	}
 	if _, ok := TierChars[p.Pack.Tier]; !ok && p.Pack.Tier != TierNone {
 		return bad("pack.tier", fmt.Sprintf("%q is not a tier; use none, strong, default or cheap", p.Pack.Tier))

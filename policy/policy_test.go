@@ -54,6 +54,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"bad forbid glob", "egress:\n  forbid: [\"{a,b\"]\n", `.ctxpack.yml:2: key "egress.forbid[0]": bad glob`},
 		{"bad action", "secrets:\n  action: shout\n", `.ctxpack.yml:2: key "secrets.action": "shout" is not a secret action`},
 		{"bad tier", "pack: {tier: huge}\n", `key "pack.tier": "huge" is not a tier`},
+		{"bad scope", "pack:\n  scope: repo\n", `.ctxpack.yml:2: key "pack.scope": "repo" is not a scope; use change or tree`},
 		{"bad version", "version: 2\n", `.ctxpack.yml:1: key "version": unsupported version 2`},
 		{"bad fail_on", "fail_on: [nothing]\n", `.ctxpack.yml:1: key "fail_on[0]"`},
 		{"negative limit", "limits: {max_content_bytes: -1}\n", `key "limits.max_content_bytes": must be a positive`},

@@ -9,6 +9,8 @@ version: 1
 pack:
   type: auto        # auto | full | summary
   tier: none        # none | strong (120,000 chars) | default (60,000) | cheap (25,000)
+  scope: change     # commit and range packs: change (changed files, top-level files,
+                    # ignore files on their paths) | tree (every file of the head tree)
   include: []       # only pack files matching these globs (doublestar syntax)
   exclude: []       # never pack files matching these globs
 

@@ -14,8 +14,9 @@ import (
 )
 
 // Commit snapshots one commit against its first parent (the empty tree for a
-// root commit).
-func (r *Repo) Commit(ctx context.Context, rev string) (*pack.Snapshot, error) {
+// root commit), listing scope (pack.ScopeTree or pack.ScopeChange) of its
+// tree.
+func (r *Repo) Commit(ctx context.Context, rev, scope string) (*pack.Snapshot, error) {
 	h, err := r.Resolve(rev)
 	if err != nil {
 		return nil, err
@@ -30,7 +31,7 @@ func (r *Repo) Commit(ctx context.Context, rev string) (*pack.Snapshot, error) {
 			return nil, err
 		}
 	}
-	snap, err := r.treeSnapshot(ctx, base, c, []*object.Commit{c})
+	snap, err := r.treeSnapshot(ctx, base, c, []*object.Commit{c}, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +41,9 @@ func (r *Repo) Commit(ctx context.Context, rev string) (*pack.Snapshot, error) {
 }
 
 // Range snapshots head against the merge base of base and head (what a pull
-// request shows), with every commit reachable from head and not from base.
-func (r *Repo) Range(ctx context.Context, baseRev, headRev string) (*pack.Snapshot, error) {
+// request shows), with every commit reachable from head and not from base,
+// listing scope (pack.ScopeTree or pack.ScopeChange) of head's tree.
+func (r *Repo) Range(ctx context.Context, baseRev, headRev, scope string) (*pack.Snapshot, error) {
 	bh, err := r.Resolve(baseRev)
 	if err != nil {
 		return nil, err
@@ -73,7 +75,7 @@ func (r *Repo) Range(ctx context.Context, baseRev, headRev string) (*pack.Snapsh
 	if err != nil {
 		return nil, err
 	}
-	snap, err := r.treeSnapshot(ctx, from, head, commits)
+	snap, err := r.treeSnapshot(ctx, from, head, commits, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -114,16 +116,18 @@ func (r *Repo) commitSnapshot(head *object.Commit) (*pack.Snapshot, *object.Tree
 	}, tree, nil
 }
 
-// treeSnapshot lists head's tree, diffs it against base's, and collects each
-// listed commit's added lines.
-func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit) (*pack.Snapshot, error) {
+// treeSnapshot diffs head's tree against base's, lists scope of head's tree
+// (all of it, or the change scope: see scopeFiles), and collects each listed
+// commit's added lines.
+func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit, scope string) (*pack.Snapshot, error) {
+	if scope != pack.ScopeTree && scope != pack.ScopeChange {
+		return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, pack.ScopeChange, pack.ScopeTree)
+	}
 	snap, headTree, err := r.commitSnapshot(head)
 	if err != nil {
 		return nil, err
 	}
-	if snap.Files, err = r.treeFiles(ctx, headTree); err != nil {
-		return nil, err
-	}
+	snap.Source.Scope = scope
 	var baseTree *object.Tree
 	if base != nil {
 		snap.Source.Base = base.Hash.String()
@@ -135,6 +139,14 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, comm
 		}
 	}
 	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
+		return nil, err
+	}
+	if scope == pack.ScopeTree {
+		snap.Files, err = r.treeFiles(ctx, headTree)
+	} else {
+		snap.Files, err = r.scopeFiles(ctx, headTree, snap.Changes)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {

@@ -81,8 +81,9 @@ func (r *Repo) CommitAvailable(rev string) bool {
 // (GitHub's API, when the base commit is not in a shallow clone). base is
 // recorded as the snapshot's base commit; it need not be present. No
 // per-commit patches are collected: the history scan cannot run, and the
-// caller must report it as skipped.
-func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []pack.Change) (*pack.Snapshot, error) {
+// caller must report it as skipped. scope (pack.ScopeTree or
+// pack.ScopeChange) is what is listed of the tree.
+func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []pack.Change, scope string) (*pack.Snapshot, error) {
 	if r.git == nil {
 		return nil, fmt.Errorf("revision %q: %s is not a git repository", rev, r.Root)
 	}
@@ -105,10 +106,19 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 		}
 		snap.Source.Base = base
 	}
-	if snap.Files, err = r.treeFiles(ctx, tree); err != nil {
-		return nil, err
-	}
 	snap.Changes = append([]pack.Change(nil), changes...)
 	sortChanges(snap.Changes)
+	snap.Source.Scope = scope
+	switch scope {
+	case pack.ScopeTree:
+		snap.Files, err = r.treeFiles(ctx, tree)
+	case pack.ScopeChange:
+		snap.Files, err = r.scopeFiles(ctx, tree, snap.Changes)
+	default:
+		err = fmt.Errorf("snapshot scope %q: use %s or %s", scope, pack.ScopeChange, pack.ScopeTree)
+	}
+	if err != nil {
+		return nil, err
+	}
 	return snap, nil
 }

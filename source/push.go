@@ -50,7 +50,7 @@ func (r *Repo) Pushed(ctx context.Context, head plumbing.Hash, known []plumbing.
 	if err != nil {
 		return nil, err
 	}
-	if out.Snapshot, err = r.scopedSnapshot(ctx, u.Base, headCommit, u.Commits); err != nil {
+	if out.Snapshot, err = r.treeSnapshot(ctx, u.Base, headCommit, u.Commits, pack.ScopeChange); err != nil {
 		return nil, err
 	}
 	out.Snapshot.Source.Trigger = "push"
@@ -82,41 +82,12 @@ func (r *Repo) ChangeScope(ctx context.Context, baseRev, headRev string) (*pack.
 			return nil, err
 		}
 	}
-	snap, err := r.scopedSnapshot(ctx, base, head, nil)
+	snap, err := r.treeSnapshot(ctx, base, head, nil, pack.ScopeChange)
 	if err != nil {
 		return nil, err
 	}
 	snap.Source.Trigger = "range"
 	snap.Source.Ref = headRev
-	return snap, nil
-}
-
-// scopedSnapshot is treeSnapshot restricted to the change scope of head's
-// tree; commits are the commits whose added lines are collected.
-func (r *Repo) scopedSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit) (*pack.Snapshot, error) {
-	snap, headTree, err := r.commitSnapshot(head)
-	if err != nil {
-		return nil, err
-	}
-	var baseTree *object.Tree
-	if base != nil {
-		snap.Source.Base = base.Hash.String()
-		r.mu.Lock()
-		baseTree, err = base.Tree()
-		r.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", base.Hash, err)
-		}
-	}
-	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
-		return nil, err
-	}
-	if snap.Files, err = r.scopeFiles(ctx, headTree, snap.Changes); err != nil {
-		return nil, err
-	}
-	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
-		return nil, err
-	}
 	return snap, nil
 }
 

@@ -106,7 +106,7 @@ func TestCommitChanges(t *testing.T) {
 	g.WriteBytes("bin.dat", []byte{0, 1, 2, 3})
 	head := g.Commit("change")
 
-	snap, err := open(t, g.Dir).Commit(context.Background(), "HEAD")
+	snap, err := open(t, g.Dir).Commit(context.Background(), "HEAD", pack.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRangeListsEveryCommitsAddedLines(t *testing.T) {
 	c3 := g.Commit("c3")
 	g.Git("tag", "v1")
 
-	snap, err := open(t, g.Dir).Range(context.Background(), base[:7], "v1")
+	snap, err := open(t, g.Dir).Range(context.Background(), base[:7], "v1", pack.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestEmptyRepository(t *testing.T) {
 	if len(snap.Files) != 0 || snap.Source.Head != "" {
 		t.Fatalf("snap = %+v", snap)
 	}
-	if _, err := r.Commit(context.Background(), "HEAD"); !errors.Is(err, ErrNoCommits) {
+	if _, err := r.Commit(context.Background(), "HEAD", pack.ScopeTree); !errors.Is(err, ErrNoCommits) {
 		t.Fatalf("commit on empty repo: %v", err)
 	}
 	g.Write("x.txt", "untracked\n")
@@ -265,7 +265,7 @@ func TestPlainDirectory(t *testing.T) {
 	if snap.Source.Kind != "plain" || strings.Join(paths(snap.Files), ",") != ".gitignore,a.txt" || snap.Time.Unix() != 1234567890 {
 		t.Fatalf("snap = %+v %v", snap.Source, paths(snap.Files))
 	}
-	if _, err := r.Commit(context.Background(), "HEAD"); err == nil || !strings.Contains(err.Error(), "not a git repository") {
+	if _, err := r.Commit(context.Background(), "HEAD", pack.ScopeTree); err == nil || !strings.Contains(err.Error(), "not a git repository") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -279,7 +279,7 @@ func TestNonUTF8PathsStayDistinct(t *testing.T) {
 	g.Write("caf\xe9.txt", "latin-1 name, edited\n")
 	r := open(t, g.Dir)
 	for name, snapFn := range map[string]func() (*pack.Snapshot, error){
-		"commit":   func() (*pack.Snapshot, error) { return r.Commit(context.Background(), "HEAD") },
+		"commit":   func() (*pack.Snapshot, error) { return r.Commit(context.Background(), "HEAD", pack.ScopeTree) },
 		"worktree": func() (*pack.Snapshot, error) { return r.Worktree(context.Background()) },
 	} {
 		snap, err := snapFn()
@@ -299,5 +299,52 @@ func TestNonUTF8PathsStayDistinct(t *testing.T) {
 	snap, _ := r.Worktree(context.Background())
 	if c := changeByPath(t, snap.Changes, `caf\xe9.txt`); c.Status != "modified" {
 		t.Fatalf("change = %+v", c)
+	}
+}
+
+func TestCommitAndRangeScopes(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# demo\n")
+	g.Write("pkg/.ctxpackignore", "tmp/\n")
+	g.Write("pkg/deep/a.go", "package deep\n")
+	g.Write("pkg/deep/untouched.go", "package deep\n")
+	g.Write("other/b.go", "package other\n")
+	base := g.Commit("base")
+	g.Write("pkg/deep/a.go", "package deep\n\nvar A = 1\n")
+	g.Commit("one")
+	g.Remove("other/b.go")
+	head := g.Commit("two")
+	r := open(t, g.Dir)
+	ctx := context.Background()
+
+	const changeScope = "README.md pkg/.ctxpackignore pkg/deep/a.go"
+	const wholeTree = "README.md pkg/.ctxpackignore pkg/deep/a.go pkg/deep/untouched.go"
+	tests := []struct {
+		name, scope, want string
+		snap              func(scope string) (*pack.Snapshot, error)
+	}{
+		{"commit change", pack.ScopeChange, "README.md", func(s string) (*pack.Snapshot, error) { return r.Commit(ctx, "HEAD", s) }},
+		{"commit tree", pack.ScopeTree, wholeTree, func(s string) (*pack.Snapshot, error) { return r.Commit(ctx, "HEAD", s) }},
+		{"range change", pack.ScopeChange, changeScope, func(s string) (*pack.Snapshot, error) { return r.Range(ctx, base, head, s) }},
+		{"range tree", pack.ScopeTree, wholeTree, func(s string) (*pack.Snapshot, error) { return r.Range(ctx, base, head, s) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap, err := tt.snap(tt.scope)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(paths(snap.Files), " "); got != tt.want {
+				t.Errorf("files %s\nwant  %s", got, tt.want)
+			}
+			if snap.Source.Scope != tt.scope {
+				t.Errorf("source scope %q, want %q", snap.Source.Scope, tt.scope)
+			}
+			// The scope never hides a change: the deletion is listed either way.
+			changeByPath(t, snap.Changes, "other/b.go")
+		})
+	}
+	if _, err := r.Commit(ctx, "HEAD", "everything"); err == nil || !strings.Contains(err.Error(), `scope "everything"`) {
+		t.Fatalf("bad scope: %v", err)
 	}
 }

@@ -26,7 +26,7 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 	if r.git == nil {
 		return r.plain(ctx)
 	}
-	snap := &pack.Snapshot{Source: pack.Source{Repository: r.Name, Kind: "git", Trigger: "worktree"}}
+	snap := &pack.Snapshot{Source: pack.Source{Repository: r.Name, Kind: "git", Trigger: "worktree", Scope: pack.ScopeTree}}
 	var headTree *object.Tree
 	headTime := time.Unix(0, 0)
 	ref, err := r.git.Head()
@@ -228,7 +228,7 @@ func (r *Repo) plain(ctx context.Context) (*pack.Snapshot, error) {
 	}
 	sortFiles(files)
 	return &pack.Snapshot{
-		Source: pack.Source{Repository: r.Name, Kind: "plain", Trigger: "worktree"},
+		Source: pack.Source{Repository: r.Name, Kind: "plain", Trigger: "worktree", Scope: pack.ScopeTree},
 		Time:   t,
 		Files:  files,
 	}, nil

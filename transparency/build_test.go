@@ -241,7 +241,7 @@ func syntheticInput() BuildInput {
 		PackID:        "pk_abcdefgh",
 		Type:          "full",
 		Source: pack.Source{Repository: "demo", Kind: "git", Trigger: "range",
-			Head: strings.Repeat("1", 40), Base: strings.Repeat("2", 40), Tree: strings.Repeat("3", 40), Ref: "main"},
+			Head: strings.Repeat("1", 40), Base: strings.Repeat("2", 40), Tree: strings.Repeat("3", 40), Ref: "main", Scope: pack.ScopeChange},
 		Changes: []pack.Change{
 			{Path: "src/<img src=x onerror=alert(1)>.go", Status: "added", Added: 3, Diff: "@@ -0,0 +1,3 @@\n+x\n", DiffTruncated: true,
 				Redactions: []pack.Redaction{{Line: 2, RuleID: "generic-api-key"}}},

@@ -74,9 +74,9 @@ func recordFor(t *testing.T, dir, base, head, previous string) (*Record, *pack.R
 	}
 	var snap *pack.Snapshot
 	if base != "" {
-		snap, err = repo.Range(ctx, base, head)
+		snap, err = repo.Range(ctx, base, head, pack.ScopeTree)
 	} else {
-		snap, err = repo.Commit(ctx, head)
+		snap, err = repo.Commit(ctx, head, pack.ScopeTree)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,13 @@ func newPackCmd(io ioStreams) *cobra.Command {
 		Short: "Pack the working tree, a commit or a range",
 		Long: `Pack the working tree (default), one commit (--commit REV) or a range
 (--base REV --head REV) into a context pack. REV is a branch, tag, full or
-short SHA, or HEAD~N.`,
+short SHA, or HEAD~N.
+
+A commit or range pack lists the change scope of the head tree by default:
+the changed files, the top-level files (manifests, READMEs, key files) and
+the .ctxpackignore files on the way to a change, so its cost follows the
+change, not the size of the repository. --scope tree (or pack.scope: tree
+in the policy) lists every file of the head tree instead.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.worktree && (opts.Commit != "" || opts.Base != "" || opts.Head != "") {
@@ -48,6 +54,7 @@ short SHA, or HEAD~N.`,
 	f.StringVar(&opts.Head, "head", "", "range head")
 	f.StringVar(&opts.PolicyFile, "policy", "", "policy file (default: .ctxpack.yml in the repository, else built-in defaults)")
 	f.StringVar(&opts.Type, "type", "", "pack type: auto, full or summary (default from policy: auto)")
+	f.StringVar(&opts.Scope, "scope", "", "commit and range packs: change (the change scope) or tree (every file; default from policy: change)")
 	f.StringVar(&opts.Tier, "tier", "", "size tier: strong (120,000 chars), default (60,000), cheap (25,000) or none")
 	f.StringArrayVar(&opts.Include, "include", nil, "only pack files matching this glob (repeatable)")
 	f.StringArrayVar(&opts.Exclude, "exclude", nil, "never pack files matching this glob (repeatable)")
