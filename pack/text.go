@@ -154,10 +154,20 @@ func CountTokens(s string) (int, error) {
 	return countTokens(s, tokenChunk)
 }
 
-func countTokens(s string, chunk int) (int, error) {
+// LoadTokenizer loads the o200k_base vocabulary (~20 ms, once per
+// process). CountTokens loads it on first use; a caller with other work to
+// do first can start it early, in another goroutine.
+func LoadTokenizer() error {
 	codecOnce.Do(func() { codec, codecErr = tokenizer.Get(tokenizer.O200kBase) })
 	if codecErr != nil {
-		return 0, fmt.Errorf("load tokenizer: %w", codecErr)
+		return fmt.Errorf("load tokenizer: %w", codecErr)
+	}
+	return nil
+}
+
+func countTokens(s string, chunk int) (int, error) {
+	if err := LoadTokenizer(); err != nil {
+		return 0, err
 	}
 	var pieces []string
 	for len(s) > chunk {
