@@ -82,7 +82,7 @@ func (a *auditor) integrity() {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: "the pack bytes are not in canonical form: it was edited or re-serialized after it was built"})
 	}
-	digest, err := contentDigest(p)
+	digest, err := pack.ContentDigest(p)
 	if err != nil {
 		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "digest the pack: " + err.Error()})
 		return

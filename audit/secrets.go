@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -56,9 +57,11 @@ type ScanItem struct {
 // config) and ctxpack's password-assignment rules. It is safe for concurrent
 // use.
 type Scanner struct {
-	det         *detect.Detector
-	cfg         *config.Config // == &det.Config, read-only after NewScanner
-	fast        *fastDetect    // the same findings with less work; nil: det only
+	cfg  *config.Config // read-only after NewScanner
+	fast *fastDetect    // the same findings with less work; nil: stock only
+	// stock is gitleaks' own detector, for what fast does not take (text
+	// with something to decode); built on first use (a few MB and ms).
+	stock       func() *detect.Detector
 	ignore      ignoreSet
 	cache       *Cache
 	rulesDigest string
@@ -115,9 +118,12 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 	// atomic byte counter; findings are returned, not stored, because we do
 	// not call AddFinding. (Rule Tags slices are clipped in
 	// loadGitleaksConfig so the decode path's append never shares memory.)
-	s.det = detect.NewDetector(cfg)
-	s.det.MaxDecodeDepth = DecodeDepth
-	s.cfg = &s.det.Config
+	s.stock = sync.OnceValue(func() *detect.Detector {
+		d := detect.NewDetector(cfg)
+		d.MaxDecodeDepth = DecodeDepth
+		return d
+	})
+	s.cfg = &cfg
 	s.fast = newFastDetect(cfg, s.version)
 	if opts.CacheDir != "" {
 		c, err := OpenCache(opts.CacheDir)
@@ -438,7 +444,7 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 	}
 	gl, ok := s.fast.detectOrSkip(ctx, frag)
 	if !ok {
-		gl = s.det.DetectContext(ctx, frag)
+		gl = s.stock().DetectContext(ctx, frag)
 	}
 	// DetectContext stops quietly on cancellation and returns what it has;
 	// a partial scan must not pass for a clean one.

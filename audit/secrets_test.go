@@ -775,7 +775,7 @@ func TestGitleaksSpanEqualsSecret(t *testing.T) {
 	for _, text := range texts {
 		li := newLineIndex(text)
 		//lint:ignore SA1019 v8's DetectContext takes detect.Fragment
-		for _, f := range s.det.DetectContext(context.Background(), detect.Fragment{Raw: text, FilePath: "f.txt", StartLine: 1}) {
+		for _, f := range s.stock().DetectContext(context.Background(), detect.Fragment{Raw: text, FilePath: "f.txt", StartLine: 1}) {
 			if isDecoded(f) || f.StartLine == 0 {
 				continue
 			}

@@ -8,10 +8,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // changes bounds, scans and redacts the diffs of the changed files, and
@@ -428,12 +431,21 @@ func directoryTree(name string, files []File) (*DirNode, int) {
 // struct field order, map keys sorted, and a final newline.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("serialize: %w", err)
+	if err := Encode(&buf, v); err != nil {
+		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// Encode writes the canonical serialization of v (see Marshal) to w: for a
+// digest or a count, without keeping the bytes.
+func Encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("serialize: %w", err)
+	}
+	return nil
 }
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
@@ -444,11 +456,13 @@ func ContentDigest(p *Pack) ([32]byte, error) {
 	c := *p
 	c.PackID = ""
 	c.Budget.UsedChars = 0
-	data, err := Marshal(&c)
-	if err != nil {
+	h := sha256.New()
+	if err := Encode(h, &c); err != nil {
 		return [32]byte{}, err
 	}
-	return sha256.Sum256(data), nil
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum, nil
 }
 
 // ID derives the pack id from a content digest: pk_ and 8 characters of
@@ -459,34 +473,59 @@ func ID(digest [32]byte) string {
 
 // Finalize fills the token estimate, the pack id and used_chars, and returns
 // the canonical bytes. used_chars counts the characters of those very bytes.
+// A large pack is tens of MB: it is serialized in full twice (the draft the
+// tokens are counted on, and the result); the digest and the character count
+// are taken as it streams by.
 func Finalize(p *Pack) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
 	draft, err := Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	tokens, err := CountTokens(string(draft))
+	// The draft is not written to again: count it in place, not a copy.
+	tokens, err := CountTokens(unsafe.String(unsafe.SliceData(draft), len(draft)))
 	if err != nil {
 		return nil, err
 	}
+	size := len(draft)
+	draft = nil
 	p.Budget.EstimatedTokens = tokens
 	digest, err := ContentDigest(p)
 	if err != nil {
 		return nil, err
 	}
 	p.PackID = ID(digest)
-	// used_chars is part of what it counts: iterate to the fixed point (the
-	// count changes by at most a digit).
-	for i := 0; i < 4; i++ {
-		data, err := Marshal(p)
-		if err != nil {
-			return nil, err
-		}
-		n := utf8.RuneCount(data)
-		if n == p.Budget.UsedChars {
-			return data, nil
-		}
-		p.Budget.UsedChars = n
+	// used_chars is part of what it counts: with it at 0 (one digit) the
+	// pack has base characters, so the count n solves n = base-1+digits(n).
+	var rc runeCounter
+	if err := Encode(&rc, p); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("serialize: used_chars did not settle")
+	n := rc.n
+	for i := 0; i < 4 && n != rc.n-1+len(strconv.Itoa(n)); i++ {
+		n = rc.n - 1 + len(strconv.Itoa(n))
+	}
+	p.Budget.UsedChars = n
+	buf := bytes.NewBuffer(make([]byte, 0, size+64))
+	if err := Encode(buf, p); err != nil {
+		return nil, err
+	}
+	data := buf.Bytes()
+	if utf8.RuneCount(data) != n {
+		return nil, fmt.Errorf("serialize: used_chars did not settle")
+	}
+	return data, nil
+}
+
+// runeCounter counts the UTF-8 characters written to it (the encoder writes
+// valid UTF-8): every byte that does not continue a sequence starts one.
+type runeCounter struct{ n int }
+
+func (c *runeCounter) Write(b []byte) (int, error) {
+	for _, x := range b {
+		if x&0xC0 != 0x80 {
+			c.n++
+		}
+	}
+	return len(b), nil
 }

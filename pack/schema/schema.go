@@ -5,6 +5,7 @@ package schema
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -53,8 +54,12 @@ func validate(url string, schemaDoc, data []byte) error {
 	if err != nil {
 		return err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
+	// json.Unmarshal decodes in place; jsonschema.UnmarshalJSON's Decoder
+	// would first copy a pack of tens of MB into a buffer twice its size.
+	// Numbers become float64, which the validator accepts (the documents'
+	// integers are far below 2^53).
+	var inst any
+	if err := json.Unmarshal(data, &inst); err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
 	if err := s.Validate(inst); err != nil {
