@@ -2,13 +2,9 @@ package pack
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
-	"github.com/tiktoken-go/tokenizer"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
 )
@@ -130,92 +126,4 @@ func countLines(s string) int {
 		n++
 	}
 	return n
-}
-
-// TokenEncoding is the tokenizer the token estimate uses.
-const TokenEncoding = "o200k_base"
-
-var (
-	codecOnce sync.Once
-	codec     tokenizer.Codec
-	codecErr  error
-)
-
-// tokenChunk is the size of the pieces CountTokens counts in parallel.
-const tokenChunk = 256 << 10
-
-// CountTokens estimates the tokens of s with o200k_base. Large texts are cut
-// into pieces of about 256 KiB that are counted on all cores. A cut is only
-// made between an ASCII lowercase letter and a '"' (in a pack: after every
-// JSON key, which a compact pack has many of, unlike newlines): o200k's
-// pre-tokenizer always ends a piece there and starts the next one afresh,
-// so the sum over the pieces is exactly the count of the whole text.
-func CountTokens(s string) (int, error) {
-	return countTokens(s, tokenChunk)
-}
-
-// LoadTokenizer loads the o200k_base vocabulary (~20 ms, once per
-// process). CountTokens loads it on first use; a caller with other work to
-// do first can start it early, in another goroutine.
-func LoadTokenizer() error {
-	codecOnce.Do(func() { codec, codecErr = tokenizer.Get(tokenizer.O200kBase) })
-	if codecErr != nil {
-		return fmt.Errorf("load tokenizer: %w", codecErr)
-	}
-	return nil
-}
-
-func countTokens(s string, chunk int) (int, error) {
-	if err := LoadTokenizer(); err != nil {
-		return 0, err
-	}
-	var pieces []string
-	for len(s) > chunk {
-		cut := tokenCut(s, chunk)
-		if cut < 0 {
-			break
-		}
-		pieces = append(pieces, s[:cut])
-		s = s[cut:]
-	}
-	pieces = append(pieces, s)
-	counts := make([]int, len(pieces))
-	var g errgroup.Group
-	g.SetLimit(runtime.NumCPU())
-	for i, p := range pieces {
-		g.Go(func() error {
-			n, err := codec.Count(p)
-			counts[i] = n
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("count tokens: %w", err)
-	}
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	return total, nil
-}
-
-// tokenCut is the first offset at or after from where o200k's pre-tokenizer
-// must start a new piece whether or not the text goes on: between [a-z] and
-// '"'. The piece before ends with the letter run (o200k's letter
-// alternatives end at the first byte that is neither a letter, a mark nor
-// the apostrophe of a contraction; none of its alternatives looks behind or
-// past a letter run), so counting the two sides apart gives the same
-// pieces. -1 when there is none.
-func tokenCut(s string, from int) int {
-	for i := max(from, 1); i < len(s); i++ {
-		j := strings.IndexByte(s[i:], '"')
-		if j < 0 {
-			return -1
-		}
-		i += j
-		if c := s[i-1]; 'a' <= c && c <= 'z' {
-			return i
-		}
-	}
-	return -1
 }

@@ -1,0 +1,153 @@
+package pack
+
+import (
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2/v2"
+)
+
+// o200kPattern is the pre-tokenizer pattern of o200k_base, as the tokenizer
+// package compiles it: splitO200k must cut every text exactly where it does.
+const o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
+var o200kRegexp = regexp2.MustCompile(o200kPattern, regexp2.None)
+
+func regexpPieces(t testing.TB, s string) []string {
+	t.Helper()
+	var out []string
+	m, err := o200kRegexp.FindStringMatch(s)
+	for ; m != nil && err == nil; m, err = o200kRegexp.FindNextMatch(m) {
+		out = append(out, m.String())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func splitPieces(s string) []string {
+	var out []string
+	splitO200k(s, func(p string) bool { out = append(out, p); return true })
+	return out
+}
+
+func checkSplit(t *testing.T, s string) bool {
+	t.Helper()
+	want, got := regexpPieces(t, s), splitPieces(s)
+	if !slices.Equal(got, want) {
+		t.Errorf("split %q\n got  %q\n want %q", s, got, want)
+		return false
+	}
+	return true
+}
+
+// trickyRunes are characters whose class decides a cut: letters of every
+// case category, marks, numbers of every kind, spaces of every kind,
+// symbols, and the non-ASCII runes that fold to ASCII letters.
+var trickyRunes = []string{
+	"a", "z", "s", "t", "Q", "S", "T", "R", "E", "V", "M", "L", "D", "'", "\"", " ", "  ", "\t", "\n", "\r", "\r\n",
+	"\v", "\f", "7", "123", "45678", "/", "\\", "{", "}", ":", ",", ".", "-", "_", "$", "!",
+	"é", "É", "ü", "ß", "\u0301", "\u0308", "\u02b0", "\u01c5", "\u1d2c", "日本", "ا", "\u216b", "\u00bd", "\u0663",
+	"\u00a0", "\u2028", "\u2029", "\u3000", "\u0085", "\u1680", "\ufeff", "\u200b", "\U0001f600", "\ufffd",
+	"\u017f", "\u212a", "\u0130", "\u0131", "'S", "'LL", "'re", "'Ve", "'d", "'m", "'t",
+}
+
+func TestSplitO200kMatchesThePattern(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for n := r.IntN(40); n > 0; n-- {
+			b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
+		}
+		if !checkSplit(t, b.String()) {
+			return
+		}
+	}
+}
+
+// TestSplitO200kEveryRune puts every 3rd code point of the first three planes
+// in the contexts that decide its class: before and after letters, spaces,
+// numbers and an apostrophe.
+func TestSplitO200kEveryRune(t *testing.T) {
+	step := 3
+	if testing.Short() {
+		step = 61
+	}
+	for r := rune(0); r < 0x30000; r += rune(step) {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		c := string(r)
+		s := "a" + c + "b " + c + "C'" + c + "\n" + c + c + "1" + c + " " + c + "x\t" + c + "'s " + c
+		if !checkSplit(t, s) {
+			return
+		}
+	}
+}
+
+func TestSplitO200kOnRealFiles(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && p != "..") {
+			if d != nil && d.IsDir() && p != ".." {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !(strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if utf8.Valid(data) && !checkSplit(t, string(data)) {
+			return fs.SkipAll
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 50 {
+		t.Fatalf("only %d files checked", n)
+	}
+}
+
+// TestCountTokensMatchesTokenizer compares the count with the tokenizer's
+// own on whole texts, including invalid UTF-8 (counted by the tokenizer).
+func TestCountTokensMatchesTokenizer(t *testing.T) {
+	if err := LoadTokenizer(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	texts := []string{"", "hello world", "don't STOP'LL", "\xff\xfeabc def", strings.Repeat("func main() {\n\tx := 1\n}\n", 50)}
+	for i := 0; i < 200; i++ {
+		var b strings.Builder
+		for n := r.IntN(200); n > 0; n-- {
+			b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		want, err := codec.Count(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CountTokens(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("CountTokens(%q) = %d, the tokenizer counts %d", s, got, want)
+		}
+	}
+}
