@@ -314,8 +314,11 @@ func appendLowerASCII(dst []byte, s string) []byte {
 // scanLine reports every credential value on one line via add(rule,
 // keyStart, valueStart, valueEnd) with offsets into line.
 func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, ve int)) {
+	// Each pattern runs only on lines holding the literals it needs (most
+	// lines that pass lineMayHaveCredential hold few of them).
+	hasEq := strings.IndexByte(line, '=') >= 0
 	// key <sep> "literal"
-	for _, m := range reQuoted.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(strings.ContainsAny(line, "\"'`"), reQuoted, line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -328,7 +331,7 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 		add(RulePasswordAssignment, m[2], vs, ve)
 	}
 	// <password>value</password>
-	for _, m := range reXMLElem.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(strings.Contains(line, "</"), reXMLElem, line) {
 		open, closeTag := line[m[2]:m[3]], line[m[6]:m[7]]
 		if open != closeTag {
 			continue
@@ -339,7 +342,7 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 		}
 	}
 	// key="Password" value="…"
-	for _, m := range reXMLKeyValue.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(hasEq && strings.Contains(line, "value"), reXMLKeyValue, line) {
 		ks, ke := m[2], m[3]
 		if ks < 0 {
 			ks, ke = m[4], m[5]
@@ -349,13 +352,13 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 		}
 	}
 	// define('DB_PASSWORD', '…')
-	for _, m := range rePHPDefine.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(strings.Contains(line, "define"), rePHPDefine, line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
 	// …;Password=…;
-	for _, m := range reConnString.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(hasEq, reConnString, line) {
 		vs, ve := m[6], m[7]
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
@@ -366,20 +369,20 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 		}
 	}
 	// ?token=…
-	for _, m := range reQueryParam.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&"), reQueryParam, line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4], m[5])
 		}
 	}
 	// scheme://user:password@host
-	for _, m := range reURLUserinfo.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo, line) {
 		add(RulePasswordInURL, m[0], m[4], m[5])
 	}
 	if !syn.unquoted {
 		return
 	}
 	// key=value, key: value (config files, shell, docs)
-	for _, m := range reUnquotedKey.FindAllStringSubmatchIndex(line, -1) {
+	for _, m := range findAllIf(hasEq || strings.IndexByte(line, ':') >= 0, reUnquotedKey, line) {
 		if !keyIsCredential(line[m[2]:m[3]]) {
 			continue
 		}
@@ -392,6 +395,15 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
 	}
+}
+
+// findAllIf is re's submatch indexes in line, none when the literals re
+// needs are missing (ok false).
+func findAllIf(ok bool, re *regexp.Regexp, line string) [][]int {
+	if !ok {
+		return nil
+	}
+	return re.FindAllStringSubmatchIndex(line, -1)
 }
 
 // unquotedValue reads an unquoted value starting at vs.
