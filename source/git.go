@@ -120,9 +120,6 @@ func (r *Repo) commitSnapshot(head *object.Commit) (*pack.Snapshot, *object.Tree
 // (all of it, or the change scope: see scopeFiles), and collects each listed
 // commit's added lines.
 func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit, scope string) (*pack.Snapshot, error) {
-	if scope != pack.ScopeTree && scope != pack.ScopeChange {
-		return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, pack.ScopeChange, pack.ScopeTree)
-	}
 	snap, headTree, err := r.commitSnapshot(head)
 	if err != nil {
 		return nil, err
@@ -141,18 +138,25 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, comm
 	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
 		return nil, err
 	}
-	if scope == pack.ScopeTree {
-		snap.Files, err = r.treeFiles(ctx, headTree)
-	} else {
-		snap.Files, err = r.scopeFiles(ctx, headTree, snap.Changes)
-	}
-	if err != nil {
+	if snap.Files, err = r.scopedFiles(ctx, headTree, snap.Changes, scope); err != nil {
 		return nil, err
 	}
 	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
 		return nil, err
 	}
 	return snap, nil
+}
+
+// scopedFiles lists scope of tree: every file (pack.ScopeTree) or the change
+// scope of changes (pack.ScopeChange, see scopeFiles).
+func (r *Repo) scopedFiles(ctx context.Context, tree *object.Tree, changes []pack.Change, scope string) ([]pack.File, error) {
+	switch scope {
+	case pack.ScopeTree:
+		return r.treeFiles(ctx, tree)
+	case pack.ScopeChange:
+		return r.scopeFiles(ctx, tree, changes)
+	}
+	return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, pack.ScopeChange, pack.ScopeTree)
 }
 
 // commitPatches collects the lines each commit added against its first

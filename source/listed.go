@@ -109,15 +109,7 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 	snap.Changes = append([]pack.Change(nil), changes...)
 	sortChanges(snap.Changes)
 	snap.Source.Scope = scope
-	switch scope {
-	case pack.ScopeTree:
-		snap.Files, err = r.treeFiles(ctx, tree)
-	case pack.ScopeChange:
-		snap.Files, err = r.scopeFiles(ctx, tree, snap.Changes)
-	default:
-		err = fmt.Errorf("snapshot scope %q: use %s or %s", scope, pack.ScopeChange, pack.ScopeTree)
-	}
-	if err != nil {
+	if snap.Files, err = r.scopedFiles(ctx, tree, snap.Changes, scope); err != nil {
 		return nil, err
 	}
 	return snap, nil
