@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // changes bounds, scans and redacts the diffs of the changed files, and
@@ -473,22 +472,19 @@ func ID(digest [32]byte) string {
 
 // Finalize fills the token estimate, the pack id and used_chars, and returns
 // the canonical bytes. used_chars counts the characters of those very bytes.
-// A large pack is tens of MB: it is serialized in full twice (the draft the
-// tokens are counted on, and the result); the digest and the character count
-// are taken as it streams by.
+// A large pack is tens of MB: it is kept in full once (the result); the
+// draft the tokens are counted on, the digest and the character count are
+// taken as the serialization streams by.
 func Finalize(p *Pack) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
-	draft, err := Marshal(p)
+	var tc tokenCounter
+	if err := Encode(&tc, p); err != nil {
+		return nil, err
+	}
+	tokens, err := tc.finish()
 	if err != nil {
 		return nil, err
 	}
-	// The draft is not written to again: count it in place, not a copy.
-	tokens, err := CountTokens(unsafe.String(unsafe.SliceData(draft), len(draft)))
-	if err != nil {
-		return nil, err
-	}
-	size := len(draft)
-	draft = nil
 	p.Budget.EstimatedTokens = tokens
 	digest, err := ContentDigest(p)
 	if err != nil {
@@ -506,7 +502,7 @@ func Finalize(p *Pack) ([]byte, error) {
 		n = rc.n - 1 + len(strconv.Itoa(n))
 	}
 	p.Budget.UsedChars = n
-	buf := bytes.NewBuffer(make([]byte, 0, size+64))
+	buf := bytes.NewBuffer(make([]byte, 0, tc.size+64))
 	if err := Encode(buf, p); err != nil {
 		return nil, err
 	}

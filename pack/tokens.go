@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tiktoken-go/tokenizer"
 	"golang.org/x/sync/errgroup"
@@ -109,6 +110,55 @@ func countText(s string) (int, error) {
 		return true
 	})
 	return total, err
+}
+
+// tokenCounter counts the tokens of what is written to it, as CountTokens
+// counts the whole: each write is counted up to its last cut point (see
+// tokenCut) in place, and only the rest is kept for the next write (an
+// encoder writes once: the tail after the last JSON key).
+type tokenCounter struct {
+	n, size int
+	carry   []byte
+	err     error
+}
+
+func (c *tokenCounter) Write(b []byte) (int, error) {
+	c.size += len(b)
+	if c.err != nil {
+		return len(b), nil
+	}
+	data := b
+	if len(c.carry) > 0 {
+		data = append(c.carry, b...)
+	}
+	cut := lastTokenCut(data)
+	if cut > 0 {
+		// data is not written to while it is counted.
+		n, err := countTokens(unsafe.String(unsafe.SliceData(data), cut), tokenChunk)
+		c.n, c.err = c.n+n, err
+	}
+	c.carry = append([]byte(nil), data[max(cut, 0):]...)
+	return len(b), nil
+}
+
+// finish counts the rest and returns the total.
+func (c *tokenCounter) finish() (int, error) {
+	if c.err == nil && len(c.carry) > 0 {
+		n, err := countTokens(string(c.carry), tokenChunk)
+		c.n, c.err, c.carry = c.n+n, err, nil
+	}
+	return c.n, c.err
+}
+
+// lastTokenCut is the last offset in b where o200k's pre-tokenizer must
+// start a new piece (see tokenCut), -1 when there is none.
+func lastTokenCut(b []byte) int {
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i] == '"' && 'a' <= b[i-1] && b[i-1] <= 'z' {
+			return i
+		}
+	}
+	return -1
 }
 
 // tokenCut is the first offset at or after from where o200k's pre-tokenizer

@@ -151,3 +151,35 @@ func TestCountTokensMatchesTokenizer(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCounterMatchesCountTokens writes texts in random pieces: the
+// streamed count is the count of the whole.
+func TestTokenCounterMatchesCountTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	texts := []string{"", `{"a":"b"}`, strings.Repeat(`{"path":"x.go","content":"package x\n"},`, 300)}
+	for i := 0; i < 100; i++ {
+		var b strings.Builder
+		for n := r.IntN(300); n > 0; n-- {
+			b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, s := range texts {
+		want, err := CountTokens(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c tokenCounter
+		for rest := s; len(rest) > 0; {
+			n := min(len(rest), 1+r.IntN(64))
+			if _, err := c.Write([]byte(rest[:n])); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[n:]
+		}
+		got, err := c.finish()
+		if err != nil || got != want || c.size != len(s) {
+			t.Fatalf("streamed count of %q = %d (%v, %d bytes), want %d", s, got, err, c.size, want)
+		}
+	}
+}
