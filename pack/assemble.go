@@ -6,9 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 	"strconv"
@@ -436,17 +434,6 @@ func Marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Encode writes the canonical serialization of v (see Marshal) to w: for a
-// digest or a count, without keeping the bytes.
-func Encode(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("serialize: %w", err)
-	}
-	return nil
-}
-
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 
 // ContentDigest is the sha256 of the pack serialized with pack_id and
@@ -477,8 +464,12 @@ func ID(digest [32]byte) string {
 // taken as the serialization streams by.
 func Finalize(p *Pack) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
-	var tc tokenCounter
-	if err := Encode(&tc, p); err != nil {
+	tc, err := newTokenCounter()
+	if err != nil {
+		return nil, err
+	}
+	if err := Encode(tc, p); err != nil {
+		_, _ = tc.finish() // let its workers go
 		return nil, err
 	}
 	tokens, err := tc.finish()

@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/tiktoken-go/tokenizer"
-	"golang.org/x/sync/errgroup"
 )
 
 // TokenEncoding is the tokenizer the token estimate uses.
@@ -56,46 +55,73 @@ func LoadTokenizer() error {
 }
 
 func countTokens(s string, chunk int) (int, error) {
-	if err := LoadTokenizer(); err != nil {
+	c, err := newCounter()
+	if err != nil {
 		return 0, err
 	}
-	var pieces []string
 	for len(s) > chunk {
 		cut := tokenCut(s, chunk)
 		if cut < 0 {
 			break
 		}
-		pieces = append(pieces, s[:cut])
+		c.chunks <- s[:cut]
 		s = s[cut:]
 	}
-	pieces = append(pieces, s)
-	counts := make([]int, len(pieces))
-	var g errgroup.Group
-	g.SetLimit(runtime.NumCPU())
-	for i, p := range pieces {
-		g.Go(func() error {
-			n, err := countText(p)
-			counts[i] = n
-			return err
+	c.chunks <- s
+	return c.wait()
+}
+
+// counter counts the tokens of chunks of text on all cores. Each worker
+// keeps the counts of the pieces it has seen across its chunks.
+type counter struct {
+	chunks chan string
+	done   sync.WaitGroup
+	counts []int
+	errs   []error
+}
+
+func newCounter() (*counter, error) {
+	if err := LoadTokenizer(); err != nil {
+		return nil, err
+	}
+	n := runtime.NumCPU()
+	c := &counter{chunks: make(chan string, n), counts: make([]int, n), errs: make([]error, n)}
+	for w := range n {
+		c.done.Go(func() {
+			seen := map[string]int{}
+			for chunk := range c.chunks {
+				if c.errs[w] != nil {
+					continue // drain, so that senders never block
+				}
+				k, err := countText(chunk, seen)
+				c.counts[w] += k
+				c.errs[w] = err
+			}
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("count tokens: %w", err)
-	}
+	return c, nil
+}
+
+// wait ends the input and returns the total.
+func (c *counter) wait() (int, error) {
+	close(c.chunks)
+	c.done.Wait()
 	total := 0
-	for _, n := range counts {
+	for w, n := range c.counts {
+		if c.errs[w] != nil {
+			return 0, fmt.Errorf("count tokens: %w", c.errs[w])
+		}
 		total += n
 	}
 	return total, nil
 }
 
 // countText counts the tokens of one chunk: the tokenizer's count of each
-// distinct pre-tokenizer piece, summed over the pieces.
-func countText(s string) (int, error) {
+// pre-tokenizer piece, looked up in seen first.
+func countText(s string, seen map[string]int) (int, error) {
 	if !utf8.ValidString(s) {
 		return codec.Count(s)
 	}
-	seen := map[string]int{}
 	total := 0
 	var err error
 	splitO200k(s, func(piece string) bool {
@@ -104,7 +130,7 @@ func countText(s string) (int, error) {
 			if n, err = codec.Count(piece); err != nil {
 				return false
 			}
-			seen[piece] = n
+			seen[strings.Clone(piece)] = n // not a slice of the chunk: chunks are let go
 		}
 		total += n
 		return true
@@ -112,53 +138,47 @@ func countText(s string) (int, error) {
 	return total, err
 }
 
-// tokenCounter counts the tokens of what is written to it, as CountTokens
-// counts the whole: each write is counted up to its last cut point (see
-// tokenCut) in place, and only the rest is kept for the next write (an
-// encoder writes once: the tail after the last JSON key).
+// tokenCounter counts the tokens of what is written to it, exactly as
+// CountTokens counts the whole: what is written is gathered into chunks cut
+// as CountTokens cuts (see tokenCut), counted on all cores as they fill.
+// Start it with newTokenCounter; finish returns the count.
 type tokenCounter struct {
-	n, size int
-	carry   []byte
-	err     error
+	c       *counter
+	chunk   int // the least size of a chunk
+	size    int
+	pending []byte
+	from    int // where the search for the next cut resumes
 }
 
-func (c *tokenCounter) Write(b []byte) (int, error) {
-	c.size += len(b)
-	if c.err != nil {
-		return len(b), nil
+func newTokenCounter() (*tokenCounter, error) {
+	c, err := newCounter()
+	if err != nil {
+		return nil, err
 	}
-	data := b
-	if len(c.carry) > 0 {
-		data = append(c.carry, b...)
+	return &tokenCounter{c: c, chunk: tokenChunk}, nil
+}
+
+func (t *tokenCounter) Write(b []byte) (int, error) {
+	t.size += len(b)
+	t.pending = append(t.pending, b...)
+	for len(t.pending) > t.chunk {
+		cut := tokenCut(unsafe.String(unsafe.SliceData(t.pending), len(t.pending)), max(t.chunk, t.from))
+		if cut < 0 {
+			t.from = len(t.pending)
+			break
+		}
+		t.c.chunks <- string(t.pending[:cut])
+		t.pending = append([]byte(nil), t.pending[cut:]...)
+		t.from = 0
 	}
-	cut := lastTokenCut(data)
-	if cut > 0 {
-		// data is not written to while it is counted.
-		n, err := countTokens(unsafe.String(unsafe.SliceData(data), cut), tokenChunk)
-		c.n, c.err = c.n+n, err
-	}
-	c.carry = append([]byte(nil), data[max(cut, 0):]...)
 	return len(b), nil
 }
 
 // finish counts the rest and returns the total.
-func (c *tokenCounter) finish() (int, error) {
-	if c.err == nil && len(c.carry) > 0 {
-		n, err := countTokens(string(c.carry), tokenChunk)
-		c.n, c.err, c.carry = c.n+n, err, nil
-	}
-	return c.n, c.err
-}
-
-// lastTokenCut is the last offset in b where o200k's pre-tokenizer must
-// start a new piece (see tokenCut), -1 when there is none.
-func lastTokenCut(b []byte) int {
-	for i := len(b) - 1; i > 0; i-- {
-		if b[i] == '"' && 'a' <= b[i-1] && b[i-1] <= 'z' {
-			return i
-		}
-	}
-	return -1
+func (t *tokenCounter) finish() (int, error) {
+	t.c.chunks <- string(t.pending)
+	t.pending = nil
+	return t.c.wait()
 }
 
 // tokenCut is the first offset at or after from where o200k's pre-tokenizer

@@ -169,7 +169,11 @@ func TestTokenCounterMatchesCountTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var c tokenCounter
+		c, err := newTokenCounter()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.chunk = 1 + r.IntN(100) // many chunks, cut as CountTokens cuts
 		for rest := s; len(rest) > 0; {
 			n := min(len(rest), 1+r.IntN(64))
 			if _, err := c.Write([]byte(rest[:n])); err != nil {

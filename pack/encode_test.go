@@ -1,0 +1,88 @@
+package pack
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func referenceJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+type embedded struct{ A int }
+
+type withEmbedded struct {
+	embedded
+	B []string `json:"b"`
+}
+
+type quotedNumber struct {
+	N int   `json:"n,string"`
+	L []int `json:"l"`
+}
+
+type ptrMarshaler struct{ V string }
+
+func (p *ptrMarshaler) MarshalJSON() ([]byte, error) { return json.Marshal("ptr:" + p.V) }
+
+type withPtrMarshalers struct {
+	One  ptrMarshaler   `json:"one"`
+	Many []ptrMarshaler `json:"many"`
+	Skip string         `json:"-"`
+	Map  map[string]int `json:"map,omitempty"`
+	Raw  []byte         `json:"raw"`
+	Bare string
+}
+
+// TestEncodeMatchesJSON: streaming a value field by field gives exactly
+// what encoding/json gives for the whole.
+func TestEncodeMatchesJSON(t *testing.T) {
+	values := map[string]any{
+		"empty pack":  &Pack{},
+		"empty lists": &Pack{FileIndex: []IndexEntry{}, Changes: []Change{}, KeyFiles: []KeyFile{}, Contents: []Item{}, RiskHotspots: []RiskHotspot{}},
+		"summary":     &Pack{Type: "summary", RepoSummary: &RepoSummary{Description: "d"}, Entrypoints: []Entrypoint{{Path: "main.go"}}},
+		"escapes": &Pack{Contents: []Item{{Path: "a<b>&c.go", Content: "x\u2028y\x00z \xff \"q\"\n", Redactions: []Redaction{{Line: 1, RuleID: "r"}}}},
+			Metadata: Metadata{ExclusionsByReason: map[Reason]int{ReasonBinary: 2, ReasonCache: 1}}},
+		"struct value":       Pack{PackID: "pk_x", FileIndex: []IndexEntry{{Path: "a"}}},
+		"embedded":           &withEmbedded{embedded{1}, []string{"x"}},
+		"string option":      &quotedNumber{N: 3, L: []int{1, 2}},
+		"pointer marshalers": &withPtrMarshalers{One: ptrMarshaler{"a"}, Many: []ptrMarshaler{{"b"}, {"c"}}, Skip: "s", Raw: []byte("raw"), Bare: "b"},
+		"nil pointer":        (*Pack)(nil),
+		"not a struct":       []string{"a", "b"},
+	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	for _, g := range goldens {
+		data, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatal(err)
+		}
+		values[g] = &p
+	}
+	for name, v := range values {
+		var got bytes.Buffer
+		if err := Encode(&got, v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if want := referenceJSON(t, v); !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%s:\n got  %s\n want %s", name, got.Bytes(), want)
+		}
+	}
+	if !strings.Contains(string(referenceJSON(t, values["pointer marshalers"])), "ptr:b") {
+		t.Fatal("the reference does not call the pointer method: the case tests nothing")
+	}
+}
