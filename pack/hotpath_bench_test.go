@@ -1,9 +1,7 @@
 package pack
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 
@@ -15,46 +13,22 @@ type benchFile struct {
 	data []byte
 }
 
-var (
-	hotOnce  sync.Once
-	hotFiles []benchFile
-	hotErr   error
-)
-
-// hotCorpus is a generated 2,000-file tree (internal/corpus), read into memory.
-func hotCorpus(b *testing.B) []benchFile {
-	hotOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ctxpack-hot-")
-		if err != nil {
-			hotErr = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		if hotErr = corpus.Generate(dir, 2000, 1); hotErr != nil {
-			return
-		}
-		hotErr = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			data, err := os.ReadFile(p)
-			rel, _ := filepath.Rel(dir, p)
-			hotFiles = append(hotFiles, benchFile{filepath.ToSlash(rel), data})
-			return err
-		})
-	})
-	if hotErr != nil {
-		b.Fatal(hotErr)
+// hotFiles is a generated 2,000-file tree (internal/corpus), in path order.
+var hotFiles = sync.OnceValue(func() []benchFile {
+	var out []benchFile
+	for p, data := range corpus.Files(2000, 1) {
+		out = append(out, benchFile{p, data})
 	}
-	return hotFiles
-}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
+})
 
 // BenchmarkClassify is the per-file classification of the builder: the type
 // by name, the content sniff (binary or text, and the encoding), the decode
 // to text and the category and key-file importance, over 2,000 generated
 // files (one op = all of them).
 func BenchmarkClassify(b *testing.B) {
-	files := hotCorpus(b)
+	files := hotFiles()
 	total := 0
 	for _, f := range files {
 		total += len(f.data)

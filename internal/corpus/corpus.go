@@ -32,14 +32,11 @@ var kinds = []kind{
 
 var words = strings.Fields("alpha beta gamma delta user order cache token session route handler model store client server config index parse render queue event")
 
-// Generate writes n files into dir (created if needed). About 2% of the files
+// Files generates n files, by slash-separated path. About 2% of the files
 // are binary and about 3% sit under an ignored build/ directory; file sizes
 // follow a long tail from a few lines to a few thousand.
-func Generate(dir string, n int, seed int64) error {
+func Files(n int, seed int64) map[string][]byte {
 	r := rand.New(rand.NewSource(seed))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	files := map[string][]byte{
 		".gitignore": []byte("/build/\n*.tmp\n"),
 		"go.mod":     []byte("module example.com/corpus\n\ngo 1.22\n"),
@@ -49,29 +46,32 @@ func Generate(dir string, n int, seed int64) error {
 		top := words[r.Intn(len(words))]
 		sub := words[r.Intn(len(words))]
 		name := fmt.Sprintf("%s_%d", words[r.Intn(len(words))], i)
-		var p string
 		switch x := r.Intn(100); {
 		case x < 2:
 			data := make([]byte, 512+r.Intn(4096))
 			r.Read(data)
 			data[0] = 0
 			files[fmt.Sprintf("assets/%s/%s.bin", sub, name)] = data
-			continue
 		case x < 5:
-			p = fmt.Sprintf("build/%s/%s.js", sub, name)
-			files[p] = []byte("// generated\n")
-			continue
+			files[fmt.Sprintf("build/%s/%s.js", sub, name)] = []byte("// generated\n")
 		default:
 			k := kinds[r.Intn(len(kinds))]
 			lines := 5 + int(r.ExpFloat64()*60)
 			if lines > 3000 {
 				lines = 3000
 			}
-			p = fmt.Sprintf("%s/%s/%s%s", top, sub, name, k.ext)
-			files[p] = []byte(k.body(r, name, lines))
+			files[fmt.Sprintf("%s/%s/%s%s", top, sub, name, k.ext)] = []byte(k.body(r, name, lines))
 		}
 	}
-	for p, data := range files {
+	return files
+}
+
+// Generate writes Files(n, seed) into dir (created if needed).
+func Generate(dir string, n int, seed int64) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for p, data := range Files(n, seed) {
 		abs := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 			return err
