@@ -59,14 +59,20 @@ var trickyRunes = []string{
 	"\u017f", "\u212a", "\u0130", "\u0131", "'S", "'LL", "'re", "'Ve", "'d", "'m", "'t",
 }
 
+// randomText is up to n-1 of trickyRunes, drawn with r.
+func randomText(r *rand.Rand, n int) string {
+	var b strings.Builder
+	for k := r.IntN(n); k > 0; k-- {
+		b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
+	}
+	return b.String()
+}
+
 func TestSplitO200kMatchesThePattern(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 3000; i++ {
-		var b strings.Builder
-		for n := r.IntN(40); n > 0; n-- {
-			b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
-		}
-		if !checkSplit(t, b.String()) {
+		text := randomText(r, 40)
+		if !checkSplit(t, text) {
 			return
 		}
 	}
@@ -131,11 +137,8 @@ func TestCountTokensMatchesTokenizer(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	texts := []string{"", "hello world", "don't STOP'LL", "\xff\xfeabc def", strings.Repeat("func main() {\n\tx := 1\n}\n", 50)}
 	for i := 0; i < 200; i++ {
-		var b strings.Builder
-		for n := r.IntN(200); n > 0; n-- {
-			b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
-		}
-		texts = append(texts, b.String())
+		text := randomText(r, 200)
+		texts = append(texts, text)
 	}
 	for _, s := range texts {
 		want, err := codec.Count(s)
@@ -158,11 +161,8 @@ func TestTokenCounterMatchesCountTokens(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	texts := []string{"", `{"a":"b"}`, strings.Repeat(`{"path":"x.go","content":"package x\n"},`, 300)}
 	for i := 0; i < 100; i++ {
-		var b strings.Builder
-		for n := r.IntN(300); n > 0; n-- {
-			b.WriteString(trickyRunes[r.IntN(len(trickyRunes))])
-		}
-		texts = append(texts, b.String())
+		text := randomText(r, 300)
+		texts = append(texts, text)
 	}
 	for _, s := range texts {
 		want, err := CountTokens(s)
