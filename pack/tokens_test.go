@@ -71,8 +71,7 @@ func randomText(r *rand.Rand, n int) string {
 func TestSplitO200kMatchesThePattern(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 3000; i++ {
-		text := randomText(r, 40)
-		if !checkSplit(t, text) {
+		if !checkSplit(t, randomText(r, 40)) {
 			return
 		}
 	}
@@ -137,8 +136,7 @@ func TestCountTokensMatchesTokenizer(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	texts := []string{"", "hello world", "don't STOP'LL", "\xff\xfeabc def", strings.Repeat("func main() {\n\tx := 1\n}\n", 50)}
 	for i := 0; i < 200; i++ {
-		text := randomText(r, 200)
-		texts = append(texts, text)
+		texts = append(texts, randomText(r, 200))
 	}
 	for _, s := range texts {
 		want, err := codec.Count(s)
@@ -161,8 +159,7 @@ func TestTokenCounterMatchesCountTokens(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	texts := []string{"", `{"a":"b"}`, strings.Repeat(`{"path":"x.go","content":"package x\n"},`, 300)}
 	for i := 0; i < 100; i++ {
-		text := randomText(r, 300)
-		texts = append(texts, text)
+		texts = append(texts, randomText(r, 300))
 	}
 	for _, s := range texts {
 		want, err := CountTokens(s)
