@@ -36,9 +36,9 @@ const tokenChunk = 256 << 10
 // backtracking pre-tokenizer (regexp2, an allocation per piece) and the rest
 // in byte-pair merges of pieces seen many times over (keywords, names,
 // indentation). So the text is cut into pre-tokenizer pieces by splitO200k,
-// and each distinct piece is counted once, by the tokenizer itself. On
-// invalid UTF-8 (which the pre-tokenizer sees as U+FFFD) the tokenizer
-// counts the whole text.
+// and each distinct piece is counted by the tokenizer itself once per worker.
+// On invalid UTF-8 (which the pre-tokenizer sees as U+FFFD) the tokenizer
+// counts the whole chunk.
 func CountTokens(s string) (int, error) {
 	return countTokens(s, tokenChunk)
 }
