@@ -3,7 +3,6 @@ module github.com/ctxpack/ctxpack
 go 1.26.0
 
 require (
-	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/go-git/go-git/v5 v5.19.3
@@ -28,6 +27,7 @@ require (
 
 require (
 	dario.cat/mergo v1.0.1 // indirect
+	github.com/BobuSumisu/aho-corasick v1.0.3 // indirect
 	github.com/Masterminds/goutils v1.1.1 // indirect
 	github.com/Masterminds/semver/v3 v3.3.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect

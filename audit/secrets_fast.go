@@ -5,10 +5,10 @@ import (
 	"encoding/base64"
 	"maps"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
@@ -33,10 +33,10 @@ import (
 //     the windows start on line boundaries (with the preceding '\n', so
 //     gitleaks' line and column arithmetic is unchanged), so each window
 //     yields the same matches as the whole text, and the whole text has no
-//     others. Whether the rule runs at all is decided on the whole text by
-//     the same keyword prefilter gitleaks uses, and gitleaks' rule that a
-//     generic finding yields to a specific one on the same line is applied
-//     across both detectors.
+//     others. A window holds one of the rule's keywords, so gitleaks'
+//     keyword prefilter would run the rule on that text too; gitleaks' rule
+//     that a generic finding yields to a specific one on the same line is
+//     applied across both detectors.
 //
 // It is used only with gitleaks v8.30.1 (whose decoder it mirrors) and when
 // the generic rule is gitleaks' own pattern; anything else goes through the
@@ -48,9 +48,8 @@ type fastDetect struct {
 	// generic has only the generic rule, without keywords (the prefilter is
 	// applied here, on the whole text) and without decoding passes; nil
 	// when the generic rule is not windowed.
-	generic   *detect.Detector
-	prefilter *ahocorasick.Trie
-	keywords  []string // the generic rule's keywords, lowercased
+	generic  *detect.Detector
+	keywords []string // the generic rule's keywords, lowercased
 	// span is how many lines after its keyword's line a generic match can
 	// end on.
 	span int
@@ -82,8 +81,10 @@ func newFastDetect(cfg config.Config, version string) *fastDetect {
 	}
 	f := &fastDetect{}
 	g, ok := cfg.Rules[genericRuleID]
+	// Its keywords must include every keyword of the pattern: then a text
+	// with a window (an ASCII keyword) always passes gitleaks' prefilter.
 	windowed := ok && g.Regex != nil && g.Regex.String() == genericPattern && g.Path == nil &&
-		len(g.RequiredRules) == 0 && !g.SkipReport
+		len(g.RequiredRules) == 0 && !g.SkipReport && hasKeywords(g.Keywords, genericKeywords)
 	for _, r := range cfg.Rules {
 		for _, req := range r.RequiredRules {
 			if req.RuleID == genericRuleID {
@@ -111,11 +112,6 @@ func newFastDetect(cfg config.Config, version string) *fastDetect {
 		for _, k := range cfg.Rules[genericRuleID].Keywords {
 			f.keywords = append(f.keywords, strings.ToLower(k))
 		}
-		// The prefilter gitleaks builds (NewDetectorContext), with only this
-		// rule's keywords (a trie of all of them takes ~5 MB): Aho-Corasick
-		// reports every occurrence of every keyword, so the rule runs
-		// exactly when gitleaks would run it.
-		f.prefilter = ahocorasick.NewTrieBuilder().AddStrings(f.keywords).Build()
 	}
 	f.base = detect.NewDetector(baseCfg)
 	f.base.MaxDecodeDepth = 0
@@ -130,13 +126,19 @@ func (f *fastDetect) detect(ctx context.Context, frag fragment) ([]report.Findin
 		return nil, false
 	}
 	out := f.base.DetectContext(ctx, frag)
-	if f.generic == nil || !f.runsGeneric(text) {
+	if f.generic == nil {
 		return out, true
 	}
 	var gen []report.Finding
 	if strings.ContainsAny(text, foldRunes) {
-		gen = f.generic.DetectContext(ctx, frag)
+		// Case folding can match where an ASCII search sees no keyword:
+		// the whole text, when gitleaks' prefilter would run the rule.
+		if f.runsGeneric(text) {
+			gen = f.generic.DetectContext(ctx, frag)
+		}
 	} else {
+		// A window holds an ASCII keyword, which gitleaks' prefilter finds
+		// too: no window, no run.
 		for _, w := range genericWindows(text, f.span) {
 			wf := frag
 			wf.Raw = text[w.start:w.end]
@@ -148,19 +150,25 @@ func (f *fastDetect) detect(ctx context.Context, frag fragment) ([]report.Findin
 }
 
 // runsGeneric reports whether gitleaks' keyword prefilter selects the
-// generic rule for text (DetectContext's keyword map).
+// generic rule for text: one of its keywords in the lowercased text.
 func (f *fastDetect) runsGeneric(text string) bool {
 	lower := strings.ToLower(text)
-	found := map[string]bool{}
-	for _, m := range f.prefilter.MatchString(lower) {
-		found[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
-	}
 	for _, k := range f.keywords {
-		if found[k] {
+		if strings.Contains(lower, k) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasKeywords reports whether keywords include each of want, ignoring case.
+func hasKeywords(keywords, want []string) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(keywords, func(k string) bool { return strings.EqualFold(k, w) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // yieldToSpecific drops the generic findings that gitleaks' filter would

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -56,6 +57,16 @@ func TestFastPathAppliesToDefaultRules(t *testing.T) {
 	}
 	if newFastDetect(mustDefaultConfig(t), "v8.31.0") != nil {
 		t.Error("the fast path must only be used with the gitleaks version it mirrors")
+	}
+	// With fewer keywords than its pattern has, the rule would not run on
+	// some texts with a window: it is not windowed.
+	cfg := mustDefaultConfig(t)
+	g := cfg.Rules[genericRuleID]
+	g.Keywords = []string{"secret"}
+	cfg.Rules = maps.Clone(cfg.Rules)
+	cfg.Rules[genericRuleID] = g
+	if f := newFastDetect(cfg, fastGitleaksVersion); f == nil || f.generic != nil {
+		t.Error("generic-api-key with fewer keywords than its pattern must not be windowed")
 	}
 	s, err := NewScanner(ScannerOptions{})
 	if err != nil {
