@@ -8,6 +8,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pipeline"
+	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
 )
 
@@ -144,7 +145,7 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 	var skipped []audit.Check
 	if err != nil {
 		changes = nil
-		scope = pack.ScopeTree // with no change list, the change scope would hide the change
+		scope = policy.ScopeTree // with no change list, the change scope would hide the change
 		msg := "the changed files could not be listed: the base commit is not in the checkout and the GitHub API could not be asked (" + err.Error() + "); the head tree was packed with no change list"
 		notes = append(notes, msg+".")
 		skipped = append(skipped, audit.Check{Kind: audit.KindIntegrity, Code: CodeChangeListUnavailable, Message: msg,

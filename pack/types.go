@@ -85,18 +85,9 @@ type Source struct {
 	// Dirty is true when a worktree pack holds uncommitted changes.
 	Dirty bool `json:"dirty,omitempty"`
 	// Scope is what the snapshot lists of the head tree: every file
-	// (ScopeTree) or the change scope (ScopeChange).
+	// (policy.ScopeTree) or the change scope (policy.ScopeChange).
 	Scope string `json:"scope"`
 }
-
-// Snapshot scopes (Source.Scope).
-const (
-	// ScopeTree lists every file of the tree.
-	ScopeTree = "tree"
-	// ScopeChange lists the changed files, the top-level files and the
-	// .ctxpackignore files of the directories on the way to a change.
-	ScopeChange = "change"
-)
 
 // Manifest is seed 000's Manifest.
 type Manifest struct {

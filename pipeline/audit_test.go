@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // fakeGitHubToken builds a realistic-looking (but fake) GitHub token at run
@@ -77,9 +79,9 @@ func TestAuditCleanPackPasses(t *testing.T) {
 		wantScope string
 		wantDeep  bool
 	}{
-		{"", pack.ScopeChange, false},
-		{"change", pack.ScopeChange, false},
-		{"tree", pack.ScopeTree, true},
+		{"", policy.ScopeChange, false},
+		{"change", policy.ScopeChange, false},
+		{"tree", policy.ScopeTree, true},
 	}
 	for _, tt := range tests {
 		t.Run("scope "+tt.scope, func(t *testing.T) {

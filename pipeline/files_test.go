@@ -7,6 +7,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
 )
 
@@ -20,7 +21,7 @@ func TestExecuteSnapshotRecordsSkippedChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}}, pack.ScopeTree)
+	snap, err := repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}}, policy.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,16 @@ import (
 	"io"
 	"sort"
 
-	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 // Commit snapshots one commit against its first parent (the empty tree for a
-// root commit), listing scope (pack.ScopeTree or pack.ScopeChange) of its
+// root commit), listing scope (policy.ScopeTree or policy.ScopeChange) of its
 // tree.
 func (r *Repo) Commit(ctx context.Context, rev, scope string) (*pack.Snapshot, error) {
 	h, err := r.Resolve(rev)
@@ -42,7 +44,7 @@ func (r *Repo) Commit(ctx context.Context, rev, scope string) (*pack.Snapshot, e
 
 // Range snapshots head against the merge base of base and head (what a pull
 // request shows), with every commit reachable from head and not from base,
-// listing scope (pack.ScopeTree or pack.ScopeChange) of head's tree.
+// listing scope (policy.ScopeTree or policy.ScopeChange) of head's tree.
 func (r *Repo) Range(ctx context.Context, baseRev, headRev, scope string) (*pack.Snapshot, error) {
 	bh, err := r.Resolve(baseRev)
 	if err != nil {
@@ -147,16 +149,16 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, comm
 	return snap, nil
 }
 
-// scopedFiles lists scope of tree: every file (pack.ScopeTree) or the change
-// scope of changes (pack.ScopeChange, see scopeFiles).
+// scopedFiles lists scope of tree: every file (policy.ScopeTree) or the change
+// scope of changes (policy.ScopeChange, see scopeFiles).
 func (r *Repo) scopedFiles(ctx context.Context, tree *object.Tree, changes []pack.Change, scope string) ([]pack.File, error) {
 	switch scope {
-	case pack.ScopeTree:
+	case policy.ScopeTree:
 		return r.treeFiles(ctx, tree)
-	case pack.ScopeChange:
+	case policy.ScopeChange:
 		return r.scopeFiles(ctx, tree, changes)
 	}
-	return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, pack.ScopeChange, pack.ScopeTree)
+	return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, policy.ScopeChange, policy.ScopeTree)
 }
 
 // commitPatches collects the lines each commit added against its first

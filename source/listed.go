@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ctxpack/ctxpack/pack"
 )
 
 // Shallow reports whether the repository is a shallow clone (git clone
@@ -81,8 +82,8 @@ func (r *Repo) CommitAvailable(rev string) bool {
 // (GitHub's API, when the base commit is not in a shallow clone). base is
 // recorded as the snapshot's base commit; it need not be present. No
 // per-commit patches are collected: the history scan cannot run, and the
-// caller must report it as skipped. scope (pack.ScopeTree or
-// pack.ScopeChange) is what is listed of the tree.
+// caller must report it as skipped. scope (policy.ScopeTree or
+// policy.ScopeChange) is what is listed of the tree.
 func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []pack.Change, scope string) (*pack.Snapshot, error) {
 	if r.git == nil {
 		return nil, fmt.Errorf("revision %q: %s is not a git repository", rev, r.Root)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 func TestShallowCloneAvailability(t *testing.T) {
@@ -38,17 +39,17 @@ func TestShallowCloneAvailability(t *testing.T) {
 	}
 
 	changes := []pack.Change{{Path: "b.txt", Status: "added", Added: 1}}
-	snap, err := sh.TreeWithChanges(context.Background(), b, a, changes, pack.ScopeTree)
+	snap, err := sh.TreeWithChanges(context.Background(), b, a, changes, policy.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if snap.Source.Head != b || snap.Source.Base != a || len(snap.Files) != 2 || len(snap.Changes) != 1 || len(snap.Commits) != 0 {
 		t.Fatalf("snapshot %+v", snap.Source)
 	}
-	if _, err := sh.TreeWithChanges(context.Background(), b, "main", changes, pack.ScopeTree); err == nil {
+	if _, err := sh.TreeWithChanges(context.Background(), b, "main", changes, policy.ScopeTree); err == nil {
 		t.Fatal("a base that is not a commit id was accepted")
 	}
-	if _, err := sh.TreeWithChanges(context.Background(), a, "", nil, pack.ScopeTree); err == nil {
+	if _, err := sh.TreeWithChanges(context.Background(), a, "", nil, policy.ScopeTree); err == nil {
 		t.Fatal("a missing head was accepted")
 	}
 	plain, err := Open(t.TempDir())
@@ -58,7 +59,7 @@ func TestShallowCloneAvailability(t *testing.T) {
 	if plain.Shallow() || plain.HasCommit("HEAD") {
 		t.Fatal("plain directory")
 	}
-	if _, err := plain.TreeWithChanges(context.Background(), "HEAD", "", nil, pack.ScopeTree); err == nil {
+	if _, err := plain.TreeWithChanges(context.Background(), "HEAD", "", nil, policy.ScopeTree); err == nil {
 		t.Fatal("plain directory snapshot")
 	}
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 // Push is what pushing one head publishes, ready to pack.
@@ -50,7 +52,7 @@ func (r *Repo) Pushed(ctx context.Context, head plumbing.Hash, known []plumbing.
 	if err != nil {
 		return nil, err
 	}
-	if out.Snapshot, err = r.treeSnapshot(ctx, u.Base, headCommit, u.Commits, pack.ScopeChange); err != nil {
+	if out.Snapshot, err = r.treeSnapshot(ctx, u.Base, headCommit, u.Commits, policy.ScopeChange); err != nil {
 		return nil, err
 	}
 	out.Snapshot.Source.Trigger = "push"
@@ -82,7 +84,7 @@ func (r *Repo) ChangeScope(ctx context.Context, baseRev, headRev string) (*pack.
 			return nil, err
 		}
 	}
-	snap, err := r.treeSnapshot(ctx, base, head, nil, pack.ScopeChange)
+	snap, err := r.treeSnapshot(ctx, base, head, nil, policy.ScopeChange)
 	if err != nil {
 		return nil, err
 	}

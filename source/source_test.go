@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 func paths(files []pack.File) []string {
@@ -106,7 +107,7 @@ func TestCommitChanges(t *testing.T) {
 	g.WriteBytes("bin.dat", []byte{0, 1, 2, 3})
 	head := g.Commit("change")
 
-	snap, err := open(t, g.Dir).Commit(context.Background(), "HEAD", pack.ScopeTree)
+	snap, err := open(t, g.Dir).Commit(context.Background(), "HEAD", policy.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestRangeListsEveryCommitsAddedLines(t *testing.T) {
 	c3 := g.Commit("c3")
 	g.Git("tag", "v1")
 
-	snap, err := open(t, g.Dir).Range(context.Background(), base[:7], "v1", pack.ScopeTree)
+	snap, err := open(t, g.Dir).Range(context.Background(), base[:7], "v1", policy.ScopeTree)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestEmptyRepository(t *testing.T) {
 	if len(snap.Files) != 0 || snap.Source.Head != "" {
 		t.Fatalf("snap = %+v", snap)
 	}
-	if _, err := r.Commit(context.Background(), "HEAD", pack.ScopeTree); !errors.Is(err, ErrNoCommits) {
+	if _, err := r.Commit(context.Background(), "HEAD", policy.ScopeTree); !errors.Is(err, ErrNoCommits) {
 		t.Fatalf("commit on empty repo: %v", err)
 	}
 	g.Write("x.txt", "untracked\n")
@@ -265,7 +266,7 @@ func TestPlainDirectory(t *testing.T) {
 	if snap.Source.Kind != "plain" || strings.Join(paths(snap.Files), ",") != ".gitignore,a.txt" || snap.Time.Unix() != 1234567890 {
 		t.Fatalf("snap = %+v %v", snap.Source, paths(snap.Files))
 	}
-	if _, err := r.Commit(context.Background(), "HEAD", pack.ScopeTree); err == nil || !strings.Contains(err.Error(), "not a git repository") {
+	if _, err := r.Commit(context.Background(), "HEAD", policy.ScopeTree); err == nil || !strings.Contains(err.Error(), "not a git repository") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -279,7 +280,7 @@ func TestNonUTF8PathsStayDistinct(t *testing.T) {
 	g.Write("caf\xe9.txt", "latin-1 name, edited\n")
 	r := open(t, g.Dir)
 	for name, snapFn := range map[string]func() (*pack.Snapshot, error){
-		"commit":   func() (*pack.Snapshot, error) { return r.Commit(context.Background(), "HEAD", pack.ScopeTree) },
+		"commit":   func() (*pack.Snapshot, error) { return r.Commit(context.Background(), "HEAD", policy.ScopeTree) },
 		"worktree": func() (*pack.Snapshot, error) { return r.Worktree(context.Background()) },
 	} {
 		snap, err := snapFn()
@@ -323,10 +324,10 @@ func TestCommitAndRangeScopes(t *testing.T) {
 		name, scope, want string
 		snap              func(scope string) (*pack.Snapshot, error)
 	}{
-		{"commit change", pack.ScopeChange, "README.md", func(s string) (*pack.Snapshot, error) { return r.Commit(ctx, "HEAD", s) }},
-		{"commit tree", pack.ScopeTree, wholeTree, func(s string) (*pack.Snapshot, error) { return r.Commit(ctx, "HEAD", s) }},
-		{"range change", pack.ScopeChange, changeScope, func(s string) (*pack.Snapshot, error) { return r.Range(ctx, base, head, s) }},
-		{"range tree", pack.ScopeTree, wholeTree, func(s string) (*pack.Snapshot, error) { return r.Range(ctx, base, head, s) }},
+		{"commit change", policy.ScopeChange, "README.md", func(s string) (*pack.Snapshot, error) { return r.Commit(ctx, "HEAD", s) }},
+		{"commit tree", policy.ScopeTree, wholeTree, func(s string) (*pack.Snapshot, error) { return r.Commit(ctx, "HEAD", s) }},
+		{"range change", policy.ScopeChange, changeScope, func(s string) (*pack.Snapshot, error) { return r.Range(ctx, base, head, s) }},
+		{"range tree", policy.ScopeTree, wholeTree, func(s string) (*pack.Snapshot, error) { return r.Range(ctx, base, head, s) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

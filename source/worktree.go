@@ -10,12 +10,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 // Worktree snapshots the working tree: tracked files as they are on disk
@@ -26,7 +28,7 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 	if r.git == nil {
 		return r.plain(ctx)
 	}
-	snap := &pack.Snapshot{Source: pack.Source{Repository: r.Name, Kind: "git", Trigger: "worktree", Scope: pack.ScopeTree}}
+	snap := &pack.Snapshot{Source: pack.Source{Repository: r.Name, Kind: "git", Trigger: "worktree", Scope: policy.ScopeTree}}
 	var headTree *object.Tree
 	headTime := time.Unix(0, 0)
 	ref, err := r.git.Head()
@@ -228,7 +230,7 @@ func (r *Repo) plain(ctx context.Context) (*pack.Snapshot, error) {
 	}
 	sortFiles(files)
 	return &pack.Snapshot{
-		Source: pack.Source{Repository: r.Name, Kind: "plain", Trigger: "worktree", Scope: pack.ScopeTree},
+		Source: pack.Source{Repository: r.Name, Kind: "plain", Trigger: "worktree", Scope: policy.ScopeTree},
 		Time:   t,
 		Files:  files,
 	}, nil

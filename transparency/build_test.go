@@ -13,6 +13,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")
@@ -241,7 +242,7 @@ func syntheticInput() BuildInput {
 		PackID:        "pk_abcdefgh",
 		Type:          "full",
 		Source: pack.Source{Repository: "demo", Kind: "git", Trigger: "range",
-			Head: strings.Repeat("1", 40), Base: strings.Repeat("2", 40), Tree: strings.Repeat("3", 40), Ref: "main", Scope: pack.ScopeChange},
+			Head: strings.Repeat("1", 40), Base: strings.Repeat("2", 40), Tree: strings.Repeat("3", 40), Ref: "main", Scope: policy.ScopeChange},
 		Changes: []pack.Change{
 			{Path: "src/<img src=x onerror=alert(1)>.go", Status: "added", Added: 3, Diff: "@@ -0,0 +1,3 @@\n+x\n", DiffTruncated: true,
 				Redactions: []pack.Redaction{{Line: 2, RuleID: "generic-api-key"}}},

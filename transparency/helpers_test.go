@@ -7,13 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // fakeScanner finds FAKESECRET tokens: enough to exercise the record's
@@ -74,9 +75,9 @@ func recordFor(t *testing.T, dir, base, head, previous string) (*Record, *pack.R
 	}
 	var snap *pack.Snapshot
 	if base != "" {
-		snap, err = repo.Range(ctx, base, head, pack.ScopeTree)
+		snap, err = repo.Range(ctx, base, head, policy.ScopeTree)
 	} else {
-		snap, err = repo.Commit(ctx, head, pack.ScopeTree)
+		snap, err = repo.Commit(ctx, head, policy.ScopeTree)
 	}
 	if err != nil {
 		t.Fatal(err)
