@@ -137,15 +137,10 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 			changes, err = commitFiles(ctx, gh, r.owner, r.repo, headSHA)
 		}
 	}
-	pol, _, perr := pipeline.LoadPolicy(repo.Root, opts)
-	if perr != nil {
-		return nil, perr
-	}
-	scope := pol.Pack.Scope
+	listed := err == nil
 	var skipped []audit.Check
 	if err != nil {
 		changes = nil
-		scope = policy.ScopeTree // with no change list, the change scope would hide the change
 		msg := "the changed files could not be listed: the base commit is not in the checkout and the GitHub API could not be asked (" + err.Error() + "); the head tree was packed with no change list"
 		notes = append(notes, msg+".")
 		skipped = append(skipped, audit.Check{Kind: audit.KindIntegrity, Code: CodeChangeListUnavailable, Message: msg,
@@ -154,12 +149,15 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 	skipped = append(skipped, audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped,
 		Message: "the per-commit secret scan did not run: the commits of this change are not in the checkout (shallow clone); set fetch-depth: 0 on actions/checkout",
 		Details: map[string]any{"head": head, "base": base}})
-	snap, err := repo.TreeWithChanges(ctx, headSHA, recordBase, changes, scope)
-	if err != nil {
-		return nil, err
+	snapshot := func(pol *policy.Policy) (*pack.Snapshot, error) {
+		scope := pol.Pack.Scope
+		if !listed {
+			scope = policy.ScopeTree // with no change list, the change scope would hide the change
+		}
+		return repo.TreeWithChanges(ctx, headSHA, recordBase, changes, scope)
 	}
 	r.rep.infof("shallow checkout: packing the tree of %s with %d changed files listed by the GitHub API", short(head), len(changes))
-	run, err := pipeline.ExecuteSnapshot(ctx, repo, snap, opts, skipped)
+	run, err := pipeline.ExecuteSnapshot(ctx, repo, opts, snapshot, skipped)
 	if err != nil {
 		return nil, err
 	}

@@ -21,12 +21,11 @@ func TestExecuteSnapshotRecordsSkippedChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}}, policy.ScopeTree)
-	if err != nil {
-		t.Fatal(err)
+	snapshot := func(*policy.Policy) (*pack.Snapshot, error) {
+		return repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}}, policy.ScopeTree)
 	}
 	skip := audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped, Message: "shallow"}
-	run, err := ExecuteSnapshot(context.Background(), repo, snap, PackOptions{Trigger: "pull_request"}, []audit.Check{skip})
+	run, err := ExecuteSnapshot(context.Background(), repo, PackOptions{Trigger: "pull_request"}, snapshot, []audit.Check{skip})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ func TestExecuteSnapshotRecordsSkippedChecks(t *testing.T) {
 	if err != nil || v.Status != audit.StatusPass {
 		t.Fatalf("audit %v %+v", err, v)
 	}
-	if _, err := ExecuteSnapshot(context.Background(), repo, snap, PackOptions{Type: "tiny"}, nil); err == nil {
+	if _, err := ExecuteSnapshot(context.Background(), repo, PackOptions{Type: "tiny"}, snapshot, nil); err == nil {
 		t.Fatal("a bad override was accepted")
 	}
 }

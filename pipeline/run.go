@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -34,18 +35,23 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	return complete(ctx, out, nil)
 }
 
-// ExecuteSnapshot runs the pipeline of Execute on a snapshot the caller made
-// (for example a shallow clone's head tree with a change list from GitHub's
-// API), recording skipped as checks that did not run (never as passed).
-// opts' source fields (Commit, Base, Head) are ignored; its policy fields
-// apply.
-func ExecuteSnapshot(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, opts PackOptions, skipped []audit.Check) (*Run, error) {
-	if opts.Trigger != "" {
-		snap.Source.Trigger = opts.Trigger
-	}
+// ExecuteSnapshot runs the pipeline of Execute on a snapshot the caller
+// makes with snapshot, given the effective policy (for example a shallow
+// clone's head tree, in the policy's scope, with a change list from
+// GitHub's API), recording skipped as checks that did not run (never as
+// passed). opts' source fields (Commit, Base, Head) are ignored; its policy
+// fields apply.
+func ExecuteSnapshot(ctx context.Context, repo *source.Repo, opts PackOptions, snapshot func(*policy.Policy) (*pack.Snapshot, error), skipped []audit.Check) (*Run, error) {
 	pol, file, err := LoadPolicy(repo.Root, opts)
 	if err != nil {
 		return nil, err
+	}
+	snap, err := snapshot(pol)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Trigger != "" {
+		snap.Source.Trigger = opts.Trigger
 	}
 	scanner, err := NewScanner(repo, pol)
 	if err != nil {
