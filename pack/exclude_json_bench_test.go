@@ -81,23 +81,14 @@ func benchPack(n int) *pack.Pack {
 // BenchmarkMarshal is JSON writing: the canonical serialization of a Full
 // pack of 1,000 items (~4 MB of content).
 func BenchmarkMarshal(b *testing.B) {
-	p := benchPack(1000)
-	data, err := pack.Marshal(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := pack.Marshal(p); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchSerialize(b, func(p *pack.Pack) ([]byte, error) { return pack.Marshal(p) })
 }
 
 // BenchmarkFinalize is the last step of every build: serialize, count the
 // tokens of the serialization, derive the pack id and settle used_chars.
-func BenchmarkFinalize(b *testing.B) {
+func BenchmarkFinalize(b *testing.B) { benchSerialize(b, pack.Finalize) }
+
+func benchSerialize(b *testing.B, serialize func(*pack.Pack) ([]byte, error)) {
 	p := benchPack(1000)
 	data, err := pack.Marshal(p)
 	if err != nil {
@@ -106,7 +97,7 @@ func BenchmarkFinalize(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := pack.Finalize(p); err != nil {
+		if _, err := serialize(p); err != nil {
 			b.Fatal(err)
 		}
 	}
