@@ -133,15 +133,6 @@ func applyOverrides(pol *policy.Policy, opts PackOptions) error {
 	return nil
 }
 
-// Open opens the source directory named by opts.
-func Open(opts PackOptions) (*source.Repo, error) {
-	dir := opts.Dir
-	if dir == "" {
-		dir = "."
-	}
-	return source.Open(dir)
-}
-
 // Snapshot snapshots the source named by opts: a commit, a range or the
 // working tree of repo. scope (policy.ScopeChange or policy.ScopeTree) is
 // what a commit or range snapshot lists of the head tree.
@@ -177,7 +168,11 @@ func Snapshot(ctx context.Context, repo *source.Repo, opts PackOptions, scope st
 
 // Pack runs source → policy → scan → build.
 func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
-	repo, err := Open(opts)
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := source.Open(dir)
 	if err != nil {
 		return nil, err
 	}
