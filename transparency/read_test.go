@@ -457,7 +457,9 @@ func TestReadSectionsBindingNav(t *testing.T) {
 	_, whole := rdMustRead(t, p, rec, ReadOptions{Profile: ProfileReviewer})
 	out, pg := rdMustRead(t, p, rec, ReadOptions{Sections: sections, Limit: 2, Binding: "rev-1",
 		Legend: []LegendLine{{"selected_by", "exact_id"}},
-		Nav:    func(h ReadHint) string { return fmt.Sprintf("output read profile=%s contains=%q next=%t", h.Profile, h.Contains, h.NextPage) }})
+		Nav: func(h ReadHint) string {
+			return fmt.Sprintf("output read profile=%s contains=%q next=%t", h.Profile, h.Contains, h.NextPage)
+		}})
 	if pg.total != whole.total+2 || len(pg.chunks) != 2 || !strings.Contains(pg.texts[1], "scope body") || !strings.Contains(pg.texts[2], "verdict pass") {
 		t.Fatalf("sections not first: total %d (pack %d), chunks %v\n%s", pg.total, whole.total, pg.chunks, out)
 	}
