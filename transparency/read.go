@@ -345,6 +345,16 @@ func (t *rdToken) encode() string {
 	return base64.RawURLEncoding.EncodeToString(data)
 }
 
+// TokenProfile is the profile a page token was issued for, "" when the
+// token does not decode (Read then reports why).
+func TokenProfile(token string) string {
+	t, err := rdDecodeToken(token)
+	if err != nil {
+		return ""
+	}
+	return t.Profile
+}
+
 func rdDecodeToken(s string) (*rdToken, error) {
 	if len(s) > rdTokenMaxLen {
 		return nil, rdBadToken("malformed", map[string]any{"max_length": rdTokenMaxLen}, "the page token is too long")
