@@ -103,7 +103,7 @@ func newRootCmd(io ioStreams) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &flagError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newPackCmd(io), newAuditCmd(io), newInitCmd(io), newPolicyCmd(io), newLogCmd(io), newVerifyCmd(io), newVerifyAttestationCmd(io), newReadCmd(io), newHookCmd(io), newActionCmd(io))
+	root.AddCommand(newPackCmd(io), newAuditCmd(io), newInitCmd(io), newPolicyCmd(io), newLogCmd(io), newVerifyCmd(io), newVerifyAttestationCmd(io), newReadCmd(io), newHookCmd(io), newActionCmd(io), newStoreCmd(io), newServeCmd(io))
 	return root
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pipeline"
+	"github.com/ctxpack/ctxpack/store"
 	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +23,10 @@ type packOptions struct {
 	signKey  string
 	notes    bool
 	format   string
+	// store keeps the pack in the pack store under storeName.
+	store     bool
+	storeName string
+	storeDir  string
 }
 
 func newPackCmd(io ioStreams) *cobra.Command {
@@ -68,6 +73,9 @@ in the policy) lists every file of the head tree instead.`,
 	f.StringVar(&opts.signKey, "sign-key", "", "ed25519 private key (PKCS#8 PEM) to sign the attestation; default $CTXPACK_SIGNING_KEY")
 	f.BoolVar(&opts.notes, "notes", false, "store the record as the head commit's note under refs/notes/ctxpack")
 	f.StringVar(&opts.format, "format", "json", "pack format: json (canonical), markdown or xml")
+	f.BoolVar(&opts.store, "store", false, "also keep the pack (when its verdict passes) in the pack store that ctxpack serve serves")
+	f.StringVar(&opts.storeName, "store-name", "", "name of the stored entry (default pr-<n> for a pull request ref, else <repo>@<ref>)")
+	f.StringVar(&opts.storeDir, "store-dir", "", "store directory (default: the repository's .git/ctxpack/store)")
 	return cmd
 }
 
@@ -139,6 +147,11 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return err
 		}
 	}
+	if opts.store {
+		if err := storePack(cmd, io, opts, run); err != nil {
+			return err
+		}
+	}
 	p := run.Result.Pack
 	fmt.Fprintf(io.ErrOut, "%s: %s pack %s, %d files included, %d excluded, %d content bytes, ~%d tokens\n",
 		opts.output, p.Type, p.PackID, p.Metadata.FilesIncluded, p.Metadata.FilesExcluded, p.Budget.ContentBytes, p.Budget.EstimatedTokens)
@@ -146,5 +159,29 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 	if run.Verdict.Status != audit.StatusPass {
 		return &exitError{code: exitFailure, err: fmt.Errorf("verdict fail: %d check(s) failed", len(run.Verdict.Failed))}
 	}
+	return nil
+}
+
+// storePack keeps a passing pack in the pack store; a failing verdict is
+// reported and the pack is not stored (the store hands packs to agents).
+func storePack(cmd *cobra.Command, io ioStreams, opts *packOptions, run *pipeline.Run) error {
+	if run.Verdict.Status != audit.StatusPass {
+		fmt.Fprintln(io.ErrOut, "--store: the verdict failed, so the pack is not stored")
+		return nil
+	}
+	sf := storeFlags{dir: opts.Dir, storeDir: opts.storeDir, policy: opts.PolicyFile}
+	st, err := sf.open(os.Getenv)
+	if err != nil {
+		return err
+	}
+	res, err := st.Put(cmd.Context(), store.PutInput{Pack: run.Result.JSON, Record: run.RecordJSON, Name: opts.storeName})
+	if err != nil {
+		return storeError(io, false, err)
+	}
+	verb := "stored"
+	if !res.Stored {
+		verb = "already stored"
+	}
+	fmt.Fprintf(io.ErrOut, "--store: %s %s as %s in %s\n", verb, res.View.ID, res.View.Name, st.Dir())
 	return nil
 }
