@@ -47,9 +47,19 @@ func ReadArtifact(path string) (PutInput, error) {
 		}
 		return in, nil
 	}
-	rec := path + ".record.json"
-	if _, err := os.Stat(rec); errors.Is(err, fs.ErrNotExist) {
-		rec = filepath.Join(filepath.Dir(path), ArtifactRecord)
+	// pack -o FILE writes FILE.record.json; the pre-push hook keeps
+	// <sha>.pack.json and <sha>.record.json; the Action pack.record.json.
+	candidates := []string{path + ".record.json"}
+	if base, ok := strings.CutSuffix(path, ".pack.json"); ok {
+		candidates = append(candidates, base+".record.json")
+	}
+	candidates = append(candidates, filepath.Join(filepath.Dir(path), ArtifactRecord))
+	rec := candidates[len(candidates)-1]
+	for _, c := range candidates {
+		if _, err := os.Stat(c); !errors.Is(err, fs.ErrNotExist) {
+			rec = c
+			break
+		}
 	}
 	return readPair(path, rec)
 }

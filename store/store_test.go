@@ -612,7 +612,10 @@ func TestImportArtifact(t *testing.T) {
 	single := filepath.Join(t.TempDir(), "out.json")
 	os.WriteFile(single, f.pack, 0o644)
 	os.WriteFile(single+".record.json", f.record, 0o644)
-	for _, p := range []string{dir, zipPath, single, filepath.Join(dir, ArtifactPack)} {
+	prepush := t.TempDir()
+	os.WriteFile(filepath.Join(prepush, "abc123.pack.json"), f.pack, 0o644)
+	os.WriteFile(filepath.Join(prepush, "abc123.record.json"), f.record, 0o644)
+	for _, p := range []string{dir, zipPath, single, filepath.Join(dir, ArtifactPack), filepath.Join(prepush, "abc123.pack.json")} {
 		in, err := ReadArtifact(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
