@@ -120,7 +120,9 @@ func parseArgs(tool string, data json.RawMessage) (*args, error) {
 		}
 	}
 	sort.Strings(extra)
-	for _, k := range extra {
+	if len(extra) > 0 {
+		// The first (by name) is reported; the message lists what the action takes.
+		k := extra[0]
 		details := map[string]any{"requested_action": a.action, "unsupported_field": clipArg(k), "requested_field": clipArg(k), "supported_fields": fields}
 		if to, legacy := legacyFields[tool][k]; legacy {
 			switch {

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -322,7 +321,7 @@ func (d Document) sectionDigests() map[string]string {
 	return out
 }
 
-// MarshalDocument is the document as canonical JSON.
+// MarshalJSON writes the document as canonical JSON (sections by key).
 func (d Document) MarshalJSON() ([]byte, error) {
 	if d == nil {
 		return []byte("{}"), nil
@@ -341,8 +340,6 @@ func (d Document) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
-
-var errNotObject = errors.New("not an object")
 
 func clip(s string, n int) string {
 	if len(s) <= n {

@@ -54,10 +54,7 @@ func (s *Store) Read(ctx context.Context, in ReadInput) (string, error) {
 			}
 		}
 		profile := strings.ToLower(strings.TrimSpace(in.Profile))
-		sections, err := s.sections(ctx, e, p, profile, in.PageToken)
-		if err != nil {
-			return err
-		}
+		sections := s.sections(ctx, e, p, profile, in.PageToken)
 		v := s.view(e, now, false)
 		legend := []transparency.LegendLine{
 			{Key: "name", Value: orDash(e.Name)},
@@ -158,7 +155,7 @@ func renderLimitsFor(profile string) (renderLimits, bool) {
 
 // sections renders the document's sections for a profile; a read that
 // continues with a page token and names no profile reads the token's.
-func (s *Store) sections(ctx context.Context, e *Entry, p *pack.Pack, profile, token string) ([]transparency.ReadSection, error) {
+func (s *Store) sections(ctx context.Context, e *Entry, p *pack.Pack, profile, token string) []transparency.ReadSection {
 	if profile == "" && token != "" {
 		profile = transparency.TokenProfile(token)
 	}
@@ -185,7 +182,7 @@ func (s *Store) sections(ctx context.Context, e *Entry, p *pack.Pack, profile, t
 		}
 		out = append(out, transparency.ReadSection{ID: key, Title: "document: " + key, Body: b.String()})
 	}
-	return out, nil
+	return out
 }
 
 // renderTree writes a JSON tree as a markdown list, strings as visible
