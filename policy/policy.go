@@ -50,7 +50,15 @@ const (
 	FailSecretInHistory  = "secret_in_history"
 	FailForbiddenContent = "forbidden_content"
 	FailOverLimit        = "over_limit"
+	// FailNone, alone, is the explicit "only warn": an empty fail_on is an
+	// error, never a silent "fail on nothing".
+	FailNone = "none"
 )
+
+// MaxPreserveLines bounds limits.preserve_head_lines and
+// preserve_tail_lines: far more lines than any truncated file keeps, and
+// small enough that no sum of the two overflows.
+const MaxPreserveLines = 1_000_000
 
 // TierChars is the ceiling, in characters of the serialized pack, of each tier (seed 004).
 var TierChars = map[string]int{TierStrong: 120000, TierDefault: 60000, TierCheap: 25000}
@@ -216,6 +224,16 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	if !oneOf(p.Pack.Type, TypeAuto, TypeFull, TypeSummary) {
 		return bad("pack.type", fmt.Sprintf("%q is not a pack type; use auto, full or summary", p.Pack.Type))
 	}
+	// A key written with no value (`include:`) decodes to a nil list: make it
+	// the empty list it means, so equal policies have equal digests.
+	for _, l := range []*[]string{&p.Pack.Include, &p.Pack.Exclude, &p.Egress.Forbid} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if p.Egress.Destinations == nil {
+		p.Egress.Destinations = []Destination{}
+	}
 	if p.Pack.Tier == "" {
 		p.Pack.Tier = TierNone
 	}
@@ -248,8 +266,13 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	if l.MaxFileBytes <= 0 {
 		return bad("limits.max_file_bytes", "must be a positive number of bytes")
 	}
-	if l.PreserveHeadLines < 0 || l.PreserveTailLines < 0 {
-		return bad("limits.preserve_head_lines", "head and tail line counts must not be negative")
+	for _, n := range []struct {
+		key   string
+		lines int
+	}{{"limits.preserve_head_lines", l.PreserveHeadLines}, {"limits.preserve_tail_lines", l.PreserveTailLines}} {
+		if n.lines < 0 || n.lines > MaxPreserveLines {
+			return bad(n.key, fmt.Sprintf("%d is out of range: a number of lines from 0 to %d", n.lines, MaxPreserveLines))
+		}
 	}
 	if !oneOf(p.Secrets.Action, ActionRedact, ActionExclude, ActionFail) {
 		return bad("secrets.action", fmt.Sprintf("%q is not a secret action; use redact, exclude or fail", p.Secrets.Action))
@@ -274,10 +297,20 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key, Msg: "limits must not be negative"}
 		}
 	}
+	// An empty list would turn every failing check into a warning without
+	// saying so: it must be written out as [none].
+	if n := lookup(root, "fail_on"); n != nil && len(p.FailOn) == 0 {
+		return bad("fail_on", "is empty, which would let every failing check pass; list the conditions to fail on ("+
+			strings.Join(Default().FailOn, ", ")+"; the default when the key is absent), or write fail_on: [none] to only warn")
+	}
 	for i, f := range p.FailOn {
-		if !oneOf(f, FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit) {
+		if f == FailNone && len(p.FailOn) > 1 {
 			return &Error{File: name, Line: seqLine(root, "fail_on", i), Key: fmt.Sprintf("fail_on[%d]", i),
-				Msg: fmt.Sprintf("%q is not a condition; use secret_unredacted, secret_in_history, forbidden_content or over_limit", f)}
+				Msg: "none cannot be combined with other conditions"}
+		}
+		if !oneOf(f, FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit, FailNone) {
+			return &Error{File: name, Line: seqLine(root, "fail_on", i), Key: fmt.Sprintf("fail_on[%d]", i),
+				Msg: fmt.Sprintf("%q is not a condition; use secret_unredacted, secret_in_history, forbidden_content, over_limit, or none alone", f)}
 		}
 	}
 	return nil

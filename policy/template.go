@@ -30,5 +30,6 @@ egress:
   destinations: []  # e.g. [{name: openai, max_tokens: 128000}, {name: internal, max_chars: 400000}]
   forbid: []        # globs whose content must never leave; their change is still listed
 
+# what fails the verdict (the rest warns); [none] only warns; an empty list is an error
 fail_on: [secret_unredacted, secret_in_history, forbidden_content, over_limit]
 `

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -99,6 +100,9 @@ func (r *Repo) scopeFiles(ctx context.Context, tree *object.Tree, changes []pack
 	dirs := map[string]bool{"": true}
 	wanted := map[string]bool{}
 	for _, c := range changes {
+		if !TreePath(c.Path) || (c.OldPath != "" && !TreePath(c.OldPath)) {
+			continue // no tree holds it (an API's list may name anything)
+		}
 		for _, p := range []string{c.Path, c.OldPath} {
 			if p == "" {
 				continue
@@ -184,6 +188,21 @@ func (r *Repo) scopeFiles(ctx context.Context, tree *object.Tree, changes []pack
 	}
 	sortFiles(files)
 	return files, nil
+}
+
+// TreePath reports whether p can name an entry of a git tree: relative,
+// slash-separated, with no empty, "." or ".." element and no NUL. A change
+// list from elsewhere (GitHub's API) is checked with it before it is walked.
+func TreePath(p string) bool {
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 func entryNamed(t *object.Tree, name string) *object.TreeEntry {
