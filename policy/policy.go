@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"gopkg.in/yaml.v3"
 )
 
@@ -164,7 +165,7 @@ func (e *Error) Error() string {
 // LoadFile reads a policy file. A missing file is an error; use Find for the
 // "defaults when absent" behaviour.
 func LoadFile(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFile(path, fsutil.MaxPolicyBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}
@@ -175,7 +176,7 @@ func LoadFile(path string) (*Policy, error) {
 // second result is the file used ("" for the defaults).
 func Find(root string) (*Policy, string, error) {
 	path := root + "/" + FileName
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadInRoot(root, FileName, fsutil.MaxPolicyBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return Default(), "", nil
 	}
