@@ -38,7 +38,10 @@ const (
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
 	CodeHistorySkipped    = "history_scan_skipped"
-	CodeInternal          = "internal_error"
+	// CodeRecordMismatch: the transparency record beside the pack is not
+	// its record (another run's, or a write interrupted between the two).
+	CodeRecordMismatch = "record_mismatch"
+	CodeInternal       = "internal_error"
 )
 
 // Check is one failed (or warned, or skipped) check, in seed 001's error

@@ -7,9 +7,11 @@ import (
 	"os"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
+	"github.com/ctxpack/ctxpack/transparency"
 )
 
 // AuditOptions say which pack to audit against what.
@@ -19,6 +21,10 @@ type AuditOptions struct {
 	// RepoDir, when set, is the repository the pack claims to describe: its
 	// policy, gitleaks config and blobs are used.
 	RepoDir string
+	// RecordFile is the pack's transparency record, checked to be the
+	// record of exactly this pack; "" means PackFile.record.json when it
+	// exists.
+	RecordFile string
 }
 
 // Audit checks a pack file independently of how it was built.
@@ -83,8 +89,49 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 	}
 	v, err := audit.Pack(ctx, data, in)
 	_ = scanner.Flush() // a cache that cannot be written only costs a rescan
-	return v, err
+	if err != nil {
+		return nil, err
+	}
+	if c := recordCheck(data, opts); c != nil {
+		v.Fail(*c)
+		v.Sort()
+	}
+	return v, nil
 }
+
+// recordCheck fails when the pack's record (named, or beside it) is not the
+// record of these pack bytes.
+func recordCheck(data []byte, opts AuditOptions) *audit.Check {
+	file := opts.RecordFile
+	if file == "" {
+		file = opts.PackFile + ".record.json"
+		if _, err := os.Stat(file); err != nil {
+			return nil
+		}
+	}
+	fail := func(msg string) *audit.Check {
+		return &audit.Check{Kind: audit.KindIntegrity, Code: audit.CodeRecordMismatch, Message: msg, Details: map[string]any{"record": file}}
+	}
+	rd, err := fsutil.ReadFile(file, maxRecordBytes)
+	if err != nil {
+		return fail("the record could not be read: " + err.Error())
+	}
+	rec, err := transparency.ParseRecord(rd)
+	if err != nil {
+		return fail(file + " is not a transparency record: " + err.Error())
+	}
+	var p struct {
+		PackID string `json:"pack_id"`
+	}
+	_ = json.Unmarshal(data, &p)
+	if err := transparency.CheckPair(rec, data, p.PackID); err != nil {
+		return fail(file + " is not this pack's record: " + err.Error())
+	}
+	return nil
+}
+
+// maxRecordBytes bounds a record read beside a pack.
+const maxRecordBytes = 256 << 20
 
 // SnapshotOf re-reads the repository state a pack's source names.
 func SnapshotOf(ctx context.Context, repo *source.Repo, src pack.Source) (*pack.Snapshot, error) {

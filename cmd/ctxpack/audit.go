@@ -43,6 +43,7 @@ for. Every failed check is reported. Exit 0 pass, 1 fail, 2 usage.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "policy file (default: the repository's .ctxpack.yml with --repo, else built-in defaults)")
+	cmd.Flags().StringVar(&opts.RecordFile, "record", "", "the pack's transparency record, checked to be this pack's (default <PACK>.record.json when present)")
 	cmd.Flags().StringVar(&opts.RepoDir, "repo", "", "the repository the pack describes: check blobs and changes against it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verdict as JSON (seed 001 error contract: kind, code, details, message)")
 	return cmd

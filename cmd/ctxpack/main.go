@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/spf13/cobra"
@@ -49,7 +50,9 @@ func main() {
 	if version != "" {
 		pipeline.Version = version
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// An interrupt or a termination cancels the run: files being written are
+	// abandoned and their temporary files removed (fsutil.Batch).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], ioStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	stop()
 	os.Exit(code)

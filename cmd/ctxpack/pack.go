@@ -105,21 +105,17 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return err
 		}
 	}
-	if opts.output == "-" {
-		if _, err := io.Out.Write(data); err != nil {
-			return err
-		}
-	} else if err := fsutil.WriteFile(opts.output, data, 0o644); err != nil {
-		return err
-	}
+	// Record, attestation and pack are written as one unit (see
+	// fsutil.Batch); the pack goes last, and the record names its digest,
+	// so an interrupted write never pairs a new pack with an old record
+	// unnoticed (read and audit check the pair).
+	var files fsutil.Batch
 	recordFile := opts.record
 	if recordFile == "" && opts.output != "-" {
 		recordFile = opts.output + ".record.json"
 	}
 	if recordFile != "" {
-		if err := fsutil.WriteFile(recordFile, run.RecordJSON, 0o644); err != nil {
-			return err
-		}
+		files.Add(recordFile, run.RecordJSON, 0o644)
 	}
 	if opts.attest != "" {
 		name := filepath.Base(opts.output)
@@ -130,7 +126,16 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := fsutil.WriteFile(opts.attest, att, 0o644); err != nil {
+		files.Add(opts.attest, att, 0o644)
+	}
+	if opts.output != "-" {
+		files.Add(opts.output, data, 0o644)
+	}
+	if err := files.Commit(cmd.Context()); err != nil {
+		return err
+	}
+	if opts.output == "-" {
+		if _, err := io.Out.Write(data); err != nil {
 			return err
 		}
 	}
