@@ -258,7 +258,17 @@ func (r *Repo) blobReader(h plumbing.Hash) func(context.Context) ([]byte, error)
 	}
 }
 
+// readBlob reads a blob; a partial clone that lacks it fetches it (see
+// fetch.go).
 func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
+	data, err := r.readLocalBlob(h)
+	if err != nil && errors.Is(err, plumbing.ErrObjectNotFound) && r.Promisor() {
+		return r.catBlob(context.Background(), h)
+	}
+	return data, err
+}
+
+func (r *Repo) readLocalBlob(h plumbing.Hash) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, err := r.git.BlobObject(h)
