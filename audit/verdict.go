@@ -38,6 +38,12 @@ const (
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
 	CodeHistorySkipped    = "history_scan_skipped"
+	// CodeHistoryUnavailable: the per-commit secret scan could not run (the
+	// commits could be neither fetched nor read from the API's patches).
+	CodeHistoryUnavailable = "history_scan_unavailable"
+	// CodeHistoryBlobSkipped: a blob over the size limit was not read by
+	// the per-commit secret scan.
+	CodeHistoryBlobSkipped = "history_blob_skipped"
 	// CodeRecordMismatch: the transparency record beside the pack is not
 	// its record (another run's, or a write interrupted between the two).
 	CodeRecordMismatch = "record_mismatch"

@@ -73,7 +73,18 @@ type Policy struct {
 	Secrets Secrets  `yaml:"secrets" json:"secrets"`
 	Egress  Egress   `yaml:"egress" json:"egress"`
 	FailOn  []string `yaml:"fail_on" json:"fail_on"`
+	// ConfigFrom says whose configuration a commit, range, push or pull
+	// request pack applies: the base's (the default, normalized to "": what
+	// a change brings cannot loosen the check of that change) or the
+	// head's ("head"). Only the base's policy can switch it.
+	ConfigFrom string `yaml:"config_from,omitempty" json:"config_from,omitempty"`
 }
+
+// Where a change's configuration is read (Policy.ConfigFrom).
+const (
+	ConfigFromBase = "base"
+	ConfigFromHead = "head"
+)
 
 // Pack selects the pack type and filters files.
 type Pack struct {
@@ -107,6 +118,11 @@ type Secrets struct {
 	// History is what a secret introduced by a commit of the range does to the
 	// verdict: fail (default) or warn.
 	History string `yaml:"history" json:"history"`
+	// HistoryUnavailable is what a per-commit scan that could not run (the
+	// commits are neither in the checkout, nor fetchable, nor in the API's
+	// patches) does to the verdict: fail (the default, normalized to "") or
+	// warn (reported as a skipped check).
+	HistoryUnavailable string `yaml:"history_unavailable,omitempty" json:"history_unavailable,omitempty"`
 }
 
 // Egress says where the pack may go and what must never leave.
@@ -284,6 +300,20 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	if !oneOf(p.Secrets.History, "fail", "warn") {
 		return bad("secrets.history", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.History))
 	}
+	switch p.Secrets.HistoryUnavailable {
+	case "", "fail":
+		p.Secrets.HistoryUnavailable = "" // the default, elided from the digest
+	case "warn":
+	default:
+		return bad("secrets.history_unavailable", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.HistoryUnavailable))
+	}
+	switch p.ConfigFrom {
+	case "", ConfigFromBase:
+		p.ConfigFrom = "" // the default, elided from the digest
+	case ConfigFromHead:
+	default:
+		return bad("config_from", fmt.Sprintf("%q is not allowed; use base or head", p.ConfigFrom))
+	}
 	seen := map[string]bool{}
 	for i, d := range p.Egress.Destinations {
 		key := fmt.Sprintf("egress.destinations[%d]", i)
@@ -375,3 +405,11 @@ func oneOf(s string, opts ...string) bool {
 	}
 	return false
 }
+
+// HeadConfig reports whether the policy lets a change's own configuration
+// apply (config_from: head).
+func (p *Policy) HeadConfig() bool { return p.ConfigFrom == ConfigFromHead }
+
+// HistoryUnavailableFails reports whether a per-commit scan that could not
+// run fails the verdict (secrets.history_unavailable, default fail).
+func (p *Policy) HistoryUnavailableFails() bool { return p.Secrets.HistoryUnavailable != "warn" }

@@ -30,6 +30,9 @@ func (r *Repo) FileAt(ctx context.Context, commit, p string, max int64) (Blob, e
 	if commit == "" {
 		return Blob{}, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return Blob{}, err
+	}
 	if r.git == nil {
 		return Blob{}, fmt.Errorf("%s is not a git repository", r.Root)
 	}
@@ -163,4 +166,28 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// EntryID is the object id and mode of the entry at p in commit's tree,
+// without reading it ("" when absent or when commit is ""). It tells
+// whether a change edits a file.
+func (r *Repo) EntryID(commit, p string) (string, error) {
+	if commit == "" || !TreePath(p) {
+		return "", nil
+	}
+	c, err := r.commit(plumbing.NewHash(commit))
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tree, err := c.Tree()
+	if err != nil {
+		return "", fmt.Errorf("read tree of %s: %w", short(commit), err)
+	}
+	e, err := lookupEntry(r, tree, p)
+	if err != nil || e == nil {
+		return "", err
+	}
+	return e.Mode.String() + " " + e.Hash.String(), nil
 }

@@ -277,3 +277,67 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, " / ")
 }
+
+// FetchBranch fetches a branch of the checkout's remote into its
+// remote-tracking ref (refs/remotes/<remote>/<branch>), commits and trees
+// only, at depth 1 (FetchHistory deepens from there when it must).
+func (r *Repo) FetchBranch(ctx context.Context, branch string) error {
+	remote := r.Remote()
+	if remote == "" {
+		return errors.New("the checkout has no remote")
+	}
+	if branch == "" || strings.HasPrefix(branch, "-") || strings.ContainsAny(branch, " ~^:?*[\\\x00") {
+		return fmt.Errorf("%q is not a branch name", branch)
+	}
+	spec := "+refs/heads/" + branch + ":refs/remotes/" + remote + "/" + branch
+	if _, err := r.runGit(ctx, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--depth=1", remote, spec); err != nil {
+		return err
+	}
+	return r.reopen()
+}
+
+// PrefetchChange fetches, in one request, the blobs a partial clone lacks
+// for packing base..head (base "" for head against its first parent) and
+// scanning its commits, and returns how many it fetched.
+func (r *Repo) PrefetchChange(ctx context.Context, base, head string) (int, error) {
+	if !r.Promisor() {
+		return 0, nil
+	}
+	hh, err := r.Resolve(head)
+	if err != nil {
+		return 0, err
+	}
+	hc, err := r.commit(hh)
+	if err != nil {
+		return 0, err
+	}
+	var from *object.Commit
+	commits := []*object.Commit{hc}
+	if base == "" {
+		if hc.NumParents() > 0 {
+			if from, err = r.commit(hc.ParentHashes[0]); err != nil {
+				return 0, err
+			}
+		}
+	} else {
+		bh, err := r.Resolve(base)
+		if err != nil {
+			return 0, err
+		}
+		bc, err := r.commit(bh)
+		if err != nil {
+			return 0, err
+		}
+		if from, err = r.mergeBase(bc, hc); err != nil {
+			return 0, err
+		}
+		if commits, err = r.commitsBetween(ctx, bh, hh); err != nil {
+			return 0, err
+		}
+	}
+	missing, err := r.MissingBlobs(ctx, from, hc, commits)
+	if err != nil {
+		return 0, err
+	}
+	return len(missing), r.FetchBlobs(ctx, missing)
+}

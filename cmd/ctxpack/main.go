@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, io ioStreams) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(io.ErrOut, "ctxpack:", err)
+	fmt.Fprintln(io.ErrOut, "ctxpack:", safetext.Line(err.Error()))
 	return exitCode(err)
 }
 
