@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"github.com/ctxpack/ctxpack/lang"
 	"time"
 )
 
@@ -62,4 +63,13 @@ type AddedLines struct {
 type Line struct {
 	Number int
 	Text   string
+}
+
+// langFiles is the snapshot's files as package lang reads them.
+func langFiles(files []File) []lang.File {
+	out := make([]lang.File, len(files))
+	for i, f := range files {
+		out[i] = lang.File{Path: f.Path, Size: f.Size, Regular: f.Mode == ModeRegular || f.Mode == ModeExecutable, Read: f.Read}
+	}
+	return out
 }

@@ -1,5 +1,7 @@
 package pack
 
+import "github.com/ctxpack/ctxpack/lang"
+
 // SchemaVersion is the version of the pack JSON shape (pack.schema.json).
 const SchemaVersion = 1
 
@@ -111,26 +113,11 @@ type ConfigOrigin struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Manifest is seed 000's Manifest.
-type Manifest struct {
-	ProjectName      string       `json:"project_name"`
-	ProjectType      string       `json:"project_type"`
-	PurposeGuess     string       `json:"purpose_guess"`
-	StructureSummary string       `json:"structure_summary"`
-	Dependencies     []Dependency `json:"dependencies"`
-	EntryPoints      []string     `json:"entry_points"`
-	BuildSystem      string       `json:"build_system,omitempty"`
-	TestFramework    string       `json:"test_framework,omitempty"`
-}
-
-// Dependency is seed 000's Dependency.
-type Dependency struct {
-	Name    string `json:"name"`
-	Version string `json:"version,omitempty"`
-	Type    string `json:"type"`
-	// Source is the manifest file that declares it.
-	Source string `json:"source"`
-}
+// Manifest and Dependency are seed 000's, derived by package lang.
+type (
+	Manifest   = lang.Manifest
+	Dependency = lang.Dependency
+)
 
 // IndexEntry is seed 000's FileIndexEntry.
 type IndexEntry struct {
