@@ -314,17 +314,16 @@ func keep(ctx context.Context, repo *source.Repo, res *RefResult, suffix string,
 	name := pipeline.ShortSHA(run.Snapshot.Source.Head) + suffix
 	res.PackFile = filepath.Join(dir, name+".pack.json")
 	res.RecordFile = filepath.Join(dir, name+".record.json")
-	var files fsutil.Batch // one unit: the record names the pack's digest
-	files.Add(res.RecordFile, run.RecordJSON, 0o644)
-	files.Add(res.PackFile, run.Result.JSON, 0o644)
-	if err := files.Commit(ctx); err != nil {
-		return err
-	}
+	// The note first: storing it binds the record to its parent's record as
+	// it is then, which the record file must carry too.
 	if !noNotes {
 		res.NoteErr = run.WriteNote()
 		res.Noted = res.NoteErr == nil
 	}
-	return nil
+	var files fsutil.Batch // one unit: the record names the pack's digest
+	files.Add(res.RecordFile, run.RecordJSON, 0o644)
+	files.Add(res.PackFile, run.Result.JSON, 0o644)
+	return files.Commit(ctx)
 }
 
 // PreCommitUpdates rebuilds the push the pre-commit framework describes in its

@@ -148,7 +148,21 @@ func (r *Run) WriteNote() error {
 	if r.Snapshot.Source.Dirty {
 		return fmt.Errorf("--notes records commits: the work tree has uncommitted changes; pack --commit HEAD instead")
 	}
-	return transparency.WriteNote(r.Repo.Git(), plumbing.NewHash(head), r.RecordJSON)
+	// The record is bound to its parent's record as it is when the note is
+	// stored (another run may have stored it since this one read it): its
+	// previous, and so RecordJSON, may change here. Write the record's
+	// files after this.
+	return transparency.WriteRecordNote(r.Repo.Git(), plumbing.NewHash(head), func(previous string) ([]byte, error) {
+		if previous != r.Record.Previous {
+			r.Record.Previous = previous
+			data, err := r.Record.JSON()
+			if err != nil {
+				return nil, err
+			}
+			r.RecordJSON = data
+		}
+		return r.RecordJSON, nil
+	})
 }
 
 // Attestation returns the in-toto statement of the record, signed into a DSSE

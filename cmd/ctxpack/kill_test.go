@@ -156,3 +156,44 @@ func TestReadAndAuditRefuseAnotherPacksRecord(t *testing.T) {
 		t.Fatal("audit with another pack's --record passed")
 	}
 }
+
+// TestConcurrentNotes runs two `ctxpack pack --notes` at once, on a
+// repository with no notes ref yet: both records are stored, and verify
+// finds no break (a record written before its parent's is reported as
+// such, not as a broken chain).
+func TestConcurrentNotes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	exe := buildCLI(t)
+	for round := 0; round < 4; round++ {
+		g := fixtureRepo(t)
+		var cmds []*exec.Cmd
+		var outs []*bytes.Buffer
+		for _, rev := range []string{"HEAD~1", "HEAD"} {
+			cmd := exec.Command(exe, "pack", "-C", g.Dir, "--commit", rev, "--notes", "-o", filepath.Join(t.TempDir(), "p.json"))
+			cmd.Env = gittest.Env(t.TempDir())
+			var out bytes.Buffer
+			cmd.Stderr = &out
+			cmds, outs = append(cmds, cmd), append(outs, &out)
+		}
+		for _, c := range cmds {
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Fatalf("round %d: %v\n%s", round, err, outs[i])
+			}
+		}
+		code, stdout, stderr := runCLI(t, "log", "-C", g.Dir)
+		if code != 0 || strings.Count(stdout, "pk_") != 2 {
+			t.Fatalf("round %d: a record was lost:\n%s%s", round, stdout, stderr)
+		}
+		code, stdout, _ = runCLI(t, "verify", "-C", g.Dir)
+		if code != 0 || strings.Contains(stdout, "BREAK") || !strings.Contains(stdout, "2 record(s), chain intact") {
+			t.Fatalf("round %d: verify %d\n%s", round, code, stdout)
+		}
+	}
+}

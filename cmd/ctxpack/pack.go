@@ -105,6 +105,13 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return err
 		}
 	}
+	// The note first: storing it binds the record to its parent's record as
+	// it is then, which the files must carry too.
+	if opts.notes {
+		if err := run.WriteNote(); err != nil {
+			return err
+		}
+	}
 	// Record, attestation and pack are written as one unit (see
 	// fsutil.Batch); the pack goes last, and the record names its digest,
 	// so an interrupted write never pairs a new pack with an old record
@@ -136,11 +143,6 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 	}
 	if opts.output == "-" {
 		if _, err := io.Out.Write(data); err != nil {
-			return err
-		}
-	}
-	if opts.notes {
-		if err := run.WriteNote(); err != nil {
 			return err
 		}
 	}
