@@ -199,39 +199,48 @@ func (r *Repo) commitPatches(ctx context.Context, commits []*object.Commit) ([]p
 }
 
 // treeFiles lists every entry of a tree, recursively, with lazy readers.
+// The tree is walked by hand: go-git's TreeWalker refuses names git
+// accepts (a control character in a name).
 func (r *Repo) treeFiles(ctx context.Context, tree *object.Tree) ([]pack.File, error) {
 	var files []pack.File
 	r.mu.Lock()
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		if err := ctx.Err(); err != nil {
-			r.mu.Unlock()
-			return nil, err
-		}
-		name, entry, err := walker.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			r.mu.Unlock()
-			return nil, fmt.Errorf("walk tree %s: %w", tree.Hash, err)
-		}
-		if entry.Mode == filemode.Dir {
-			continue
-		}
-		f := pack.File{Path: safePath(name), Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
-		if entry.Mode != filemode.Submodule {
-			if size, err := tree.Size(name); err == nil {
-				f.Size = size
+	defer r.mu.Unlock()
+	var walk func(prefix string, t *object.Tree) error
+	walk = func(prefix string, t *object.Tree) error {
+		for _, entry := range t.Entries {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
+			name := entry.Name
+			if prefix != "" {
+				name = prefix + "/" + name
+			}
+			if entry.Mode == filemode.Dir {
+				sub, err := r.git.TreeObject(entry.Hash)
+				if err != nil {
+					return fmt.Errorf("walk tree %s: %s: %w", tree.Hash, safePath(name), err)
+				}
+				if err := walk(name, sub); err != nil {
+					return err
+				}
+				continue
+			}
+			f := pack.File{Path: safePath(name), Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
+			if entry.Mode != filemode.Submodule {
+				if size, err := r.git.Storer.EncodedObjectSize(entry.Hash); err == nil {
+					f.Size = size
+				}
+			}
+			if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
+				f.Read = r.blobReader(entry.Hash)
+			}
+			files = append(files, f)
 		}
-		if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
-			f.Read = r.blobReader(entry.Hash)
-		}
-		files = append(files, f)
+		return nil
 	}
-	r.mu.Unlock()
+	if err := walk("", tree); err != nil {
+		return nil, err
+	}
 	sortFiles(files)
 	return files, nil
 }

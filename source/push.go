@@ -154,7 +154,7 @@ func (r *Repo) scopeFiles(ctx context.Context, tree *object.Tree, changes []pack
 		}
 		for _, e := range sub.Entries {
 			if e.Mode != filemode.Dir && (d == "" || e.Name == pack.IgnoreFileName) {
-				wanted[path.Join(d, e.Name)] = true
+				wanted[path.Join(d, safePath(e.Name))] = true
 			}
 		}
 	}
@@ -205,9 +205,11 @@ func TreePath(p string) bool {
 	return true
 }
 
+// entryNamed finds the entry of t whose name is name, written as a snapshot
+// writes names (see safePath).
 func entryNamed(t *object.Tree, name string) *object.TreeEntry {
 	for i := range t.Entries {
-		if t.Entries[i].Name == name {
+		if t.Entries[i].Name == name || safePath(t.Entries[i].Name) == name {
 			return &t.Entries[i]
 		}
 	}
