@@ -113,3 +113,38 @@ func TestConfigOfACommitAndTheWorkTree(t *testing.T) {
 		t.Fatalf("a symlinked policy in the work tree: %v", err)
 	}
 }
+
+// TestHistoryScanReadsBoundedBlobs: a blob over limits.max_content_bytes is
+// not read by the per-commit scan; it is reported as skipped, by commit and
+// path, while the small file's secret is still found.
+func TestHistoryScanReadsBoundedBlobs(t *testing.T) {
+	f := secrettest.Make(23)
+	g := gittest.New(t)
+	g.Write("app.go", "package app\n")
+	g.Write(".ctxpack.yml", "limits:\n  max_content_bytes: 4000\n")
+	base := g.Commit("base")
+	g.Write("big.sql", strings.Repeat("INSERT INTO t VALUES (1);\n", 400)+"-- "+f.GitHub+"\n")
+	g.Write("small.env", "TOKEN="+f.Stripe+"\n")
+	big := g.Commit("big dump")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []audit.Check
+	for _, c := range run.Verdict.Skipped {
+		if c.Code == audit.CodeHistoryBlobSkipped {
+			skipped = append(skipped, c)
+		}
+	}
+	if len(skipped) != 1 || skipped[0].Details["path"] != "big.sql" || skipped[0].Details["commit"] != big {
+		t.Fatalf("skipped %+v", run.Verdict.Skipped)
+	}
+	for _, h := range run.History {
+		if h.Path == "big.sql" {
+			t.Fatalf("the big blob was scanned: %+v", h)
+		}
+	}
+	if !slices.ContainsFunc(run.History, func(h HistoryFinding) bool { return h.Path == "small.env" }) {
+		t.Fatalf("the small file's secret was not found: %+v", run.History)
+	}
+}

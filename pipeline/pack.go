@@ -233,6 +233,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 		defer close(loaded)
 		scanner, scanErr = NewScanner(repo, cfg)
 	}()
+	repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
 	snap, err := Snapshot(ctx, repo, opts, cfg.Policy.Pack.Scope)
 	<-loaded
 	if err != nil {
@@ -276,3 +277,9 @@ func NewScanner(repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
 	}
 	return s, nil
 }
+
+// historyBlobLimit is the largest blob the per-commit secret scan reads:
+// limits.max_content_bytes, the most a pack may carry at all. A larger one
+// is reported as skipped (history_blob_skipped), not read: a 200 MB blob
+// would cost minutes and gigabytes.
+func historyBlobLimit(pol *policy.Policy) int64 { return pol.Limits.MaxContentBytes }

@@ -100,6 +100,21 @@ type PushRun struct {
 // from the diff base to the head in its change scope (source.ChangeScope),
 // with every new commit's added lines scanned.
 func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
+	// The configuration of the push's diff base bounds what its snapshot
+	// reads, so the base is found first (the walk stops at known commits).
+	u, err := p.Repo.Unpublished(ctx, t.Head, t.Known)
+	if err != nil {
+		return nil, err
+	}
+	base := ""
+	if u.Base != nil {
+		base = u.Base.Hash.String()
+	}
+	cfg, err := ChangeConfig(ctx, p.opts, GitTree(p.Repo, base), GitTree(p.Repo, t.Head.String()))
+	if err != nil {
+		return nil, err
+	}
+	p.Repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
 	pushed, err := p.Repo.Pushed(ctx, t.Head, t.Known)
 	if err != nil {
 		return nil, err
@@ -111,10 +126,6 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap := pushed.Snapshot
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
-	cfg, err := ChangeConfig(ctx, p.opts, GitTree(p.Repo, pushed.Base), GitTree(p.Repo, t.Head.String()))
-	if err != nil {
-		return nil, err
-	}
 	snap.Source.Config = cfg.Origin
 	scanner, err := p.scanner(cfg)
 	if err != nil {

@@ -83,6 +83,14 @@ func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
 	for _, c := range notRun.Skipped {
 		v.Skip(c)
 	}
+	for _, cp := range out.Snapshot.Commits {
+		for _, f := range cp.Skipped {
+			v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryBlobSkipped,
+				Message: fmt.Sprintf("commit %s: %s is %d bytes, over limits.max_content_bytes %d: the per-commit secret scan did not read it",
+					short(cp.Commit), f.Path, f.Size, out.Policy.Limits.MaxContentBytes),
+				Details: map[string]any{"commit": cp.Commit, "path": f.Path, "bytes": f.Size, "limit": out.Policy.Limits.MaxContentBytes}})
+		}
+	}
 	if c := notRun.History; c != nil {
 		if out.Policy.HistoryUnavailableFails() {
 			c.Message += " (secrets.history_unavailable: warn in the policy reports this as skipped instead)"

@@ -189,11 +189,11 @@ func (r *Repo) commitPatches(ctx context.Context, commits []*object.Commit) ([]p
 		if err != nil {
 			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 		}
-		_, added, err := r.treeChanges(ctx, parentTree, tree)
+		_, added, skipped, err := r.treeChangesLimited(ctx, parentTree, tree, r.HistoryBlobLimit)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, pack.CommitPatch{Commit: c.Hash.String(), Files: added})
+		out = append(out, pack.CommitPatch{Commit: c.Hash.String(), Files: added, Skipped: skipped})
 	}
 	return out, nil
 }

@@ -30,7 +30,11 @@ type Repo struct {
 	// Name is the repository's name: the origin remote's last path element,
 	// else the directory name, so that clones name themselves alike.
 	Name string
-	git  *git.Repository // nil for a plain directory
+	// HistoryBlobLimit is the largest blob the per-commit patches read
+	// (0: no limit); a commit's change with a larger side is listed as
+	// skipped instead (pack.CommitPatch.Skipped).
+	HistoryBlobLimit int64
+	git              *git.Repository // nil for a plain directory
 	// mu serializes object reads: a go-git Repository is not safe for
 	// concurrent use.
 	mu sync.Mutex
