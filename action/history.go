@@ -117,6 +117,9 @@ func addedLines(patch string) ([]pack.Line, error) {
 			if err != nil {
 				return nil, err
 			}
+			if n < next {
+				return nil, fmt.Errorf("hunk %q starts before the line the previous one ended on (%d)", clip(l, 60), next)
+			}
 			next, inHunk = n, true
 		case !inHunk:
 			if strings.TrimSpace(l) != "" {
