@@ -98,7 +98,6 @@ var ruleText = map[string]string{
 	audit.CodeOverDestination:    "The pack is over a destination's limit",
 	audit.CodeBlobMismatch:       "A content item does not match the commit's blob",
 	audit.CodeChangeUnaccounted:  "A changed file is not accounted for in the pack",
-	audit.CodeHistorySkipped:     "The per-commit secret scan did not run",
 	audit.CodeHistoryUnavailable: "The per-commit secret scan could not read the change's commits",
 	audit.CodeHistoryBlobSkipped: "A blob over the size limit was not read by the per-commit secret scan",
 	audit.CodeRecordMismatch:     "The transparency record is not this pack's record",

@@ -356,7 +356,7 @@ func TestSARIF(t *testing.T) {
 	v.Fail(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInHistory, Message: "commit adds a secret",
 		Details: map[string]any{"path": "dir/a file#1.go", "line": 3, "fingerprint": "abc:dir/a file#1.go:github-pat:3"}})
 	v.Warn(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInContext, Message: "redacted", Details: map[string]any{"path": "b.go", "line": float64(2)}})
-	v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped, Message: "shallow"})
+	v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryUnavailable, Message: "shallow"})
 	v.Fail(audit.Check{Kind: audit.KindPolicy, Code: "custom_code", Message: "other"})
 	data, err := SARIF(v, "1.2.3", "sub", "")
 	if err != nil {
@@ -415,7 +415,7 @@ func TestSARIF(t *testing.T) {
 			if r.Level != "warning" || r.Locations[0].PhysicalLocation.Region.StartLine != 2 {
 				t.Fatalf("%+v", r)
 			}
-		case audit.CodeHistorySkipped, "custom_code":
+		case audit.CodeHistoryUnavailable, "custom_code":
 			// Code scanning rejects the file for one result without a
 			// location: repository-level checks point at the policy.
 			if len(r.Locations) != 1 || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "sub/.ctxpack.yml" || r.Locations[0].PhysicalLocation.Region != nil {

@@ -37,7 +37,6 @@ const (
 	CodeOverDestination   = "over_destination"
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
-	CodeHistorySkipped    = "history_scan_skipped"
 	// CodeHistoryUnavailable: the per-commit secret scan could not run (the
 	// commits could be neither fetched nor read from the API's patches).
 	CodeHistoryUnavailable = "history_scan_unavailable"
