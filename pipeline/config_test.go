@@ -148,3 +148,19 @@ func TestHistoryScanReadsBoundedBlobs(t *testing.T) {
 		t.Fatalf("the small file's secret was not found: %+v", run.History)
 	}
 }
+
+// TestGitleaksFilesThatLeaveTheRepository: a work tree's .gitleaks.toml or
+// .gitleaksignore symlinked out of the repository is an error that says
+// so, never silently ignored (nor followed).
+func TestGitleaksFilesThatLeaveTheRepository(t *testing.T) {
+	for _, name := range []string{".gitleaks.toml", ".gitleaksignore"} {
+		g := gittest.New(t)
+		g.Write("a.go", "package a\n")
+		g.Symlink("/etc/hostname", name)
+		g.Commit("x")
+		_, err := Execute(context.Background(), PackOptions{Dir: g.Dir})
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "escapes") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}

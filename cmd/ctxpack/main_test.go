@@ -77,6 +77,7 @@ func TestPackCommandErrors(t *testing.T) {
 		{"missing dir", []string{"pack", "-C", filepath.Join(g.Dir, "nope")}, 1, "no such file or directory"},
 		{"unwritable output", []string{"pack", "-C", g.Dir, "-o", filepath.Join(g.Dir, "no", "dir", "p.json")}, 1, "write "},
 		{"args", []string{"pack", "extra"}, 2, "unknown command"},
+		{"device output", []string{"pack", "-C", g.Dir, "--commit", "HEAD", "-o", "/dev/null"}, 1, "not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
