@@ -159,9 +159,7 @@ func (r *runner) publishError(ctx context.Context, err error) {
 	if r.plan == nil || r.plan.PR == 0 || r.in == nil || !r.in.Comment {
 		return
 	}
-	if _, note := r.comment(ctx, Marker+"\n"+body); note != "" {
-		r.rep.warnf("%s", note)
-	}
+	r.comment(ctx, Marker+"\n"+body) // a failure is warned about there
 }
 
 // VerdictError is the verdict output of a run that could not complete.
