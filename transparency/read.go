@@ -236,7 +236,7 @@ func Read(p *pack.Pack, rec *Record, opts ReadOptions) (string, error) {
 	}
 	start := min(offset, total)
 	end := total
-	if limit > 0 && start+limit < total {
+	if limit > 0 && limit < total-start { // never start+limit: a huge limit overflows
 		end = start + limit
 	}
 	page := matching[start:end]

@@ -113,21 +113,24 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return err
 		}
 	}
-	if opts.output == "-" {
-		if _, err := io.Out.Write(data); err != nil {
+	// The note first: storing it binds the record to its parent's record as
+	// it is then, which the files must carry too.
+	if opts.notes {
+		if err := run.WriteNote(); err != nil {
 			return err
 		}
-	} else if err := fsutil.WriteFile(opts.output, data, 0o644); err != nil {
-		return err
 	}
+	// Record, attestation and pack are written as one unit (see
+	// fsutil.Batch); the pack goes last, and the record names its digest,
+	// so an interrupted write never pairs a new pack with an old record
+	// unnoticed (read and audit check the pair).
+	var files fsutil.Batch
 	recordFile := opts.record
 	if recordFile == "" && opts.output != "-" {
 		recordFile = opts.output + ".record.json"
 	}
 	if recordFile != "" {
-		if err := fsutil.WriteFile(recordFile, run.RecordJSON, 0o644); err != nil {
-			return err
-		}
+		files.Add(recordFile, run.RecordJSON, 0o644)
 	}
 	if opts.attest != "" {
 		name := filepath.Base(opts.output)
@@ -138,12 +141,16 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := fsutil.WriteFile(opts.attest, att, 0o644); err != nil {
-			return err
-		}
+		files.Add(opts.attest, att, 0o644)
 	}
-	if opts.notes {
-		if err := run.WriteNote(); err != nil {
+	if opts.output != "-" {
+		files.Add(opts.output, data, 0o644)
+	}
+	if err := files.Commit(cmd.Context()); err != nil {
+		return err
+	}
+	if opts.output == "-" {
+		if _, err := io.Out.Write(data); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,7 @@ func (f *storeFlags) open(getenv func(string) string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	scanner, err := pipeline.NewScanner(repo, pol)
+	scanner, err := pipeline.NewScanner(repo, &pipeline.Config{Policy: pol})
 	if err != nil {
 		return nil, err
 	}
