@@ -228,9 +228,14 @@ func (a *auditor) sizes() {
 		over(CodeOverLimit, fmt.Sprintf("content and diffs are %d bytes, over max_content_bytes %d", content, l.MaxContentBytes),
 			map[string]any{"bytes": content, "limit": l.MaxContentBytes})
 	}
-	if len(its) > l.MaxFiles {
-		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(its), l.MaxFiles),
-			map[string]any{"files": len(its), "limit": l.MaxFiles})
+	// A change pack may send several regions of one file: files count once.
+	withContent := map[string]bool{}
+	for _, it := range its {
+		withContent[it.Path] = true
+	}
+	if len(withContent) > l.MaxFiles {
+		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(withContent), l.MaxFiles),
+			map[string]any{"files": len(withContent), "limit": l.MaxFiles})
 	}
 	chars := utf8.RuneCount(a.data)
 	if limit := a.in.Policy.TierLimit(); limit > 0 && chars > limit {
@@ -238,19 +243,33 @@ func (a *auditor) sizes() {
 			map[string]any{"chars": chars, "limit": limit, "tier": a.in.Policy.Pack.Tier})
 	}
 	var tokens int
+	countTokens := func() bool {
+		if tokens == 0 {
+			n, err := pack.CountTokens(string(a.data))
+			if err != nil {
+				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
+				return false
+			}
+			tokens = n
+		}
+		return true
+	}
+	// limits.max_tokens caps a change pack (a budget sized to the change
+	// is the builder's choice, not a limit).
+	if limit := a.in.Policy.Limits.MaxTokens; limit > 0 && a.p.Type == policy.TypeFull && len(a.p.Changes) > 0 {
+		if countTokens() && tokens > limit {
+			over(CodeOverLimit, fmt.Sprintf("the change pack is about %d tokens, over its token budget of %d", tokens, limit),
+				map[string]any{"tokens": tokens, "limit": limit})
+		}
+	}
 	for _, d := range a.in.Policy.Egress.Destinations {
 		if d.MaxChars > 0 && chars > d.MaxChars {
 			over(CodeOverDestination, fmt.Sprintf("the pack is %d characters, over destination %s's max_chars %d", chars, d.Name, d.MaxChars),
 				map[string]any{"destination": d.Name, "chars": chars, "limit": d.MaxChars})
 		}
 		if d.MaxTokens > 0 {
-			if tokens == 0 {
-				n, err := pack.CountTokens(string(a.data))
-				if err != nil {
-					a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
-					continue
-				}
-				tokens = n
+			if !countTokens() {
+				continue
 			}
 			if tokens > d.MaxTokens {
 				over(CodeOverDestination, fmt.Sprintf("the pack is about %d tokens, over destination %s's max_tokens %d", tokens, d.Name, d.MaxTokens),

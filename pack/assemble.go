@@ -19,7 +19,11 @@ import (
 // withholds the diff of any file whose content may not leave. Diffs are
 // charged to the content budget first, in path order; one that does not fit
 // what is left is withheld (size_limit) without being scanned.
-func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
+//
+// A change pack (bounded false) takes every diff whole: its budget decides
+// hunk by hunk later. A diff over max_content_bytes is withheld unscanned,
+// its hunks listed by header only.
+func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, error) {
 	byPath := map[string]*entry{}
 	for _, e := range b.entries {
 		byPath[e.file.Path] = e
@@ -55,8 +59,19 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			out = append(out, c)
 			continue
 		}
-		text, _, truncated := truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
-		if int64(len(text)) > remaining {
+		text, truncated := c.Diff, false
+		if bounded {
+			text, _, truncated = truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
+		} else if int64(len(text)) > l.MaxContentBytes {
+			_, hunks := splitDiff(text)
+			for _, h := range hunks {
+				c.OmittedHunks = append(c.OmittedHunks, HunkSummary{Header: strings.TrimSpace(h.header), Added: h.added, Deleted: h.deleted})
+			}
+			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
+			out = append(out, c)
+			continue
+		}
+		if bounded && int64(len(text)) > remaining {
 			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
 			out = append(out, c)
 			continue
@@ -83,7 +98,7 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			out = append(out, c)
 			continue
 		}
-		if int64(len(sent)) > remaining { // the placeholders made it longer
+		if bounded && int64(len(sent)) > remaining { // the placeholders made it longer
 			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
 			out = append(out, c)
 			continue
@@ -285,10 +300,12 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 		p.FileIndex = append(p.FileIndex, ie)
 	}
 	var totalSize int64
-	for _, f := range b.snap.Files {
-		totalSize += f.Size
+	files := make([]File, len(b.entries))
+	for i, e := range b.entries {
+		files[i] = *e.file
+		totalSize += e.file.Size
 	}
-	tree, dirs := directoryTree(b.snap.Source.Repository, b.snap.Files)
+	tree, dirs := directoryTree(b.snap.Source.Repository, files)
 	p.Metadata = Metadata{
 		PackType:           p.Type,
 		SelectionReason:    b.selection.Reason,
@@ -303,7 +320,7 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 		ExclusionStats:     stats,
 		ExclusionsByReason: byReason,
 		Encodings:          append([]EncodingNote{}, encodings...),
-		Totals:             Totals{Files: len(b.snap.Files), Directories: dirs, SizeBytes: totalSize},
+		Totals:             Totals{Files: len(files), Directories: dirs, SizeBytes: totalSize},
 		DirectoryTree:      tree,
 		ToolVersion:        b.opts.ToolVersion,
 	}

@@ -52,6 +52,9 @@ type Result struct {
 	Secrets []SecretEvent
 	// Notes are manifest parse problems and other non-fatal observations.
 	Notes []string
+	// Added are the files of the head tree the builder read beyond the
+	// snapshot's (the relations of a change), which the pack lists too.
+	Added []File
 }
 
 // LedgerRow accounts for one file of the snapshot.
@@ -104,6 +107,15 @@ type entry struct {
 	// parallel) and merged in path order.
 	events []SecretEvent
 	notes  []string
+	// findings are the secrets of the whole original text (byte spans), for
+	// redacting regions cut from it.
+	findings []Finding
+	// lineStarts indexes the original text by line (regionText).
+	lineStarts []int
+	// sentParts are the texts of a change pack's items of this file.
+	sentParts []string
+	// budgetCut marks a size_limit reason set by the change budget.
+	budgetCut bool
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -136,6 +148,14 @@ type builder struct {
 	// facts, resolver: the language facts and import resolver (imports.go).
 	facts    map[string]*lang.Facts
 	resolver *lang.Resolver
+	// ignore are the .ctxpackignore texts read (nil: looked up, absent).
+	ignore map[string][]byte
+	// added are the files taken from the head tree beyond the snapshot's.
+	added []File
+	// changed are the paths a change pack changes (not deleted).
+	changed map[string]bool
+	// intent is the pack's intent, bounded and scanned (nil: none).
+	intent *Intent
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
@@ -168,12 +188,10 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if b.opts.Related == nil {
 		b.opts.Related = b.relatedByImports
 	}
-	changes, diffBytes, err := b.changes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.diffBytes = diffBytes
-
+	// A change is packed for review: its diff, the code around it and its
+	// intent, within a token budget (change.go). A pack without changes (a
+	// clean work tree, a plain directory) packs the tree as it is.
+	changePack := len(b.snap.Changes) > 0 && b.pol.Pack.Type != policy.TypeSummary
 	readable := make(map[string]bool, len(b.entries))
 	for _, e := range b.entries {
 		// Manifests are read only when their content could leave anyway.
@@ -184,20 +202,60 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err
 	}
+	allPaths, err := b.treePaths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b.intent, err = b.buildIntent(ctx, allPaths); err != nil {
+		return nil, err
+	}
+	listed, secretsBefore := append([]*entry(nil), b.entries...), len(b.secrets)
+	changes, diffBytes, err := b.changes(ctx, !changePack)
+	if err != nil {
+		return nil, err
+	}
+	b.diffBytes = diffBytes
+	if changePack {
+		p, err := b.buildChange(ctx, changes, manifest)
+		var over *listingTooLarge
+		if errors.As(err, &over) {
+			// Start the Summary pack afresh from the listed files: what the
+			// change pack read and scanned beyond them is not sent.
+			b.selection = Selection{Type: policy.TypeSummary, Reason: over.reason}
+			b.entries, b.secrets, b.added = listed, b.secrets[:secretsBefore], nil
+			b.byPath = map[string]*entry{}
+			for _, e := range b.entries {
+				b.byPath[e.file.Path] = e
+			}
+			b.resetForSummary()
+			changes, _, err := b.changes(ctx, true)
+			if err != nil {
+				return nil, err
+			}
+			if p, err = b.buildSummary(ctx, changes, manifest); err != nil {
+				return nil, err
+			}
+			return b.result(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return b.result(p)
+	}
 
 	var full *Pack
 	var ordered []*entry
 	buildFull := func() *Pack {
 		if full == nil {
-			fullChanges := b.dedupeAddedDiffs(changes)
 			ordered = b.prioritize()
 			b.allocate(ordered, b.pol.Limits.MaxContentBytes-b.diffBytes)
 			full = &Pack{
 				SchemaVersion: SchemaVersion,
 				Type:          policy.TypeFull,
 				Source:        b.snap.Source,
+				Intent:        b.intent,
 				Manifest:      manifest,
-				Changes:       fullChanges,
+				Changes:       changes,
 				KeyFiles:      []KeyFile{},
 				Contents:      []Item{},
 			}
@@ -230,13 +288,17 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		if err := b.fitTier(p, ordered); err != nil {
 			return nil, err
 		}
-		b.settleAddedDiffs(p)
 	}
+	return b.result(p)
+}
+
+// result finalizes the pack and collects the ledger.
+func (b *builder) result(p *Pack) (*Result, error) {
 	data, err := Finalize(p)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes}
+	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes, Added: b.added}
 	for _, e := range b.entries {
 		res.Ledger = append(res.Ledger, e.row)
 	}
@@ -247,6 +309,10 @@ func (b *builder) readIgnoreFiles(ctx context.Context) error {
 	sources, err := IgnoreSources(ctx, b.snap.Files)
 	if err != nil {
 		return err
+	}
+	b.ignore = map[string][]byte{}
+	for p, data := range sources {
+		b.ignore[p] = data
 	}
 	b.exclude = NewExcluder(b.pol, b.opts.Sensitive, sources)
 	return nil
@@ -356,6 +422,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		}
 	}
 	e.sent, e.truncated, e.redactions = sent, truncated, reds.list
+	e.findings = findings
 	e.row.Truncated = truncated
 	e.row.Redactions = len(reds.list)
 	e.row.RuleIDs = ruleIDs(all)
@@ -511,41 +578,13 @@ func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
 	return nil
 }
 
-// dedupeAddedDiffs drops, in a Full pack, the diff of an added text file
-// whose content is a candidate item: the diff would only repeat the content
-// with "+" in front of every line. Its bytes go back to the content budget.
-func (b *builder) dedupeAddedDiffs(changes []Change) []Change {
-	candidate := map[string]bool{}
+// resetForSummary undoes what a change pack's budget decided about files, so
+// a Summary pack starts from the exclusion rules alone.
+func (b *builder) resetForSummary() {
 	for _, e := range b.entries {
-		if e.row.Reason == "" {
-			candidate[e.file.Path] = true
+		if e.row.Reason == ReasonDiffOnly || e.row.Reason == ReasonBoilerplate || e.budgetCut {
+			e.row.Reason, e.row.Detail, e.budgetCut = "", "", false
 		}
-	}
-	out := make([]Change, len(changes))
-	copy(out, changes)
-	for i := range out {
-		c := &out[i]
-		if c.Status != "added" || !candidate[c.Path] || (c.Diff == "" && c.DiffWithheld != ReasonSizeLimit) {
-			continue
-		}
-		b.diffBytes -= int64(len(c.Diff))
-		c.Diff, c.DiffTruncated, c.Redactions, c.DiffWithheld, c.DiffInContent = "", false, nil, "", true
-	}
-	return out
-}
-
-// settleAddedDiffs un-marks an added file whose content item did not make it
-// into the pack after all (budget or tier): neither its diff nor its content
-// was sent.
-func (b *builder) settleAddedDiffs(p *Pack) {
-	included := map[string]bool{}
-	for _, e := range b.entries {
-		included[e.file.Path] = e.row.Included
-	}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		if c.DiffInContent && !included[c.Path] {
-			c.DiffInContent, c.DiffWithheld = false, ReasonSizeLimit
-		}
+		e.row.Included, e.key = false, false
 	}
 }

@@ -314,7 +314,7 @@ func bigRepo(t *testing.T, n int) *gittest.Repo {
 func TestSummaryOverFullLimitsFits(t *testing.T) {
 	g := bigRepo(t, 600)
 	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Tier: "cheap"})
-	if p.Type != "summary" || p.Metadata.SelectionReason != "603 packable files exceed max_files 200" {
+	if p.Type != "summary" || !regexp.MustCompile(`^the change pack's listing alone \(file index, changes, manifest\) is [\d,]+ characters, over tier cheap's ceiling of 25,000$`).MatchString(p.Metadata.SelectionReason) {
 		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
 	}
 	if n := utf8.RuneCount(out.Result.JSON); n > 25000 || n != p.Budget.UsedChars || p.Budget.MaxChars != 25000 {
@@ -341,9 +341,9 @@ func TestSummaryOverFullLimitsFits(t *testing.T) {
 			t.Errorf("changed file %s not listed individually: %+v", c.Path, e)
 		}
 	}
-	// Bytes: auto selection on size, and the summary fits max_content_bytes.
+	// Tokens: the whole tree's index is over a change pack's token budget.
 	out, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", MaxContentBytes: 30000, MaxFiles: 1000})
-	if p.Type != "summary" || !regexp.MustCompile(`^full pack estimate [\d,]{6,} bytes exceeds max_content_bytes 30,000$`).MatchString(p.Metadata.SelectionReason) {
+	if p.Type != "summary" || !regexp.MustCompile(`^the change pack's listing alone \(file index, changes, manifest\) is [\d,]+ tokens, over its budget of 6,000$`).MatchString(p.Metadata.SelectionReason) {
 		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
 	}
 	if len(out.Result.JSON) > 30000 {
@@ -354,32 +354,53 @@ func TestSummaryOverFullLimitsFits(t *testing.T) {
 	}
 }
 
-// Each selection constraint, through the pipeline.
+// Each selection constraint, through the pipeline: a change is a change
+// pack within its limits unless a Summary is asked for; a tree without
+// changes (a clean work tree) is selected by size as seed 000 says.
 func TestSelectionConstraints(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shop")
 	shopRepo(t, dir)
+	change := `^change pack of 3 changed files: intent, diff and the code around it in order of value, within 6,000 tokens \(sized to the change: 4,000 \+ 2 × its [\d,]+ diff tokens, within 6,000–20,000\)$`
 	cases := []struct {
 		opts   pipeline.PackOptions
 		typ    string
 		reason string
 	}{
-		{pipeline.PackOptions{Type: "summary"}, "summary", `^summary pack requested$`},
-		{pipeline.PackOptions{Type: "full", MaxFiles: 2}, "full", `^full pack requested$`},
-		{pipeline.PackOptions{MaxContentBytes: 15000}, "summary", `^full pack estimate 18,573 bytes exceeds max_content_bytes 15,000$`},
-		{pipeline.PackOptions{MaxFiles: 10}, "summary", `^28 packable files exceed max_files 10$`},
+		{pipeline.PackOptions{Commit: "HEAD", Type: "summary"}, "summary", `^summary pack requested$`},
+		{pipeline.PackOptions{Commit: "HEAD", Type: "full", MaxFiles: 2}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD", MaxContentBytes: 1500}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD", Tier: "cheap"}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD"}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD", MaxTokens: 9000}, "full", `within 9,000 tokens \(limits.max_tokens\)$`},
+		{pipeline.PackOptions{MaxContentBytes: 15000}, "summary", `^full pack estimate [\d,]+ bytes exceeds max_content_bytes 15,000$`},
+		{pipeline.PackOptions{MaxFiles: 10}, "summary", `^[\d,]+ packable files exceed max_files 10$`},
 		{pipeline.PackOptions{Tier: "cheap"}, "summary", `^full pack estimate [\d,]+ characters exceeds tier cheap's ceiling of 25,000 characters$`},
-		{pipeline.PackOptions{Tier: "strong"}, "full", `^full pack estimate [\d,]+ bytes in 28 files fits max_content_bytes 512,000 and max_files 200, and its [\d,]+ characters fit tier strong's 120,000$`},
-		{pipeline.PackOptions{}, "full", `^full pack estimate [\d,]+ bytes in 28 files fits max_content_bytes 512,000 and max_files 200$`},
+		{pipeline.PackOptions{}, "full", `^full pack estimate [\d,]+ bytes in [\d,]+ files fits max_content_bytes 512,000 and max_files 200$`},
 	}
 	for _, c := range cases {
 		opts := c.opts
-		opts.Dir, opts.Commit, opts.Scope = dir, "HEAD", "tree"
+		opts.Dir, opts.Scope = dir, "tree"
 		out, p := build(t, opts)
 		if p.Type != c.typ || !regexp.MustCompile(c.reason).MatchString(p.Metadata.SelectionReason) {
 			t.Errorf("%+v: %s %q, want %s %s", c.opts, p.Type, p.Metadata.SelectionReason, c.typ, c.reason)
 		}
 		if limit := p.Budget.MaxChars; limit > 0 && utf8.RuneCount(out.Result.JSON) > limit {
 			t.Errorf("%+v: over the tier", c.opts)
+		}
+		if p.Budget.MaxTokens > 0 && p.Budget.EstimatedTokens > p.Budget.MaxTokens {
+			t.Errorf("%+v: %d tokens, over the budget of %d", c.opts, p.Budget.EstimatedTokens, p.Budget.MaxTokens)
+		}
+		if limit := opts.MaxContentBytes; limit > 0 && p.Budget.ContentBytes > limit {
+			t.Errorf("%+v: %d content bytes", c.opts, p.Budget.ContentBytes)
+		}
+		if limit := opts.MaxFiles; limit > 0 && p.Type == "full" && len(p.Contents)+len(p.KeyFiles) > limit {
+			files := map[string]bool{}
+			for _, it := range append(p.KeyFiles, p.Contents...) {
+				files[it.Path] = true
+			}
+			if len(files) > limit {
+				t.Errorf("%+v: %d files with content", c.opts, len(files))
+			}
 		}
 	}
 }
@@ -412,7 +433,10 @@ func TestFullPackRelatedFiles(t *testing.T) {
 	for _, it := range p.Contents {
 		order = append(order, it.Path+":"+it.Role)
 	}
-	want := []string{"cmd/tool/tool.go:primary", "web/page.ts:primary", "lib/util/util.go:related", "web/helpers.ts:related", "aaa/first.go:related"}
+	// The added file is its own diff (source, first); the changed function's
+	// file next (its enclosing definition); then what it calls and imports,
+	// then the rest.
+	want := []string{"web/page.ts:primary", "cmd/tool/tool.go:primary", "lib/util/util.go:related", "web/helpers.ts:related", "aaa/first.go:related"}
 	if !equal(order, want) {
 		t.Fatalf("contents order = %q, want %q", order, want)
 	}

@@ -146,7 +146,23 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, comm
 	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
 		return nil, err
 	}
+	snap.Tree = r.headTree(head.Hash, headTree)
+	snap.Intent.Commits = commitMessages(commits)
 	return snap, nil
+}
+
+// commitMessages are the messages of the commits, merges left out (their
+// subject says only what was merged).
+func commitMessages(commits []*object.Commit) []pack.CommitMessage {
+	var out []pack.CommitMessage
+	for _, c := range commits {
+		if c.NumParents() > 1 {
+			continue
+		}
+		subject, body := pack.SplitMessage(c.Message)
+		out = append(out, pack.CommitMessage{Commit: c.Hash.String(), Subject: subject, Body: body})
+	}
+	return out
 }
 
 // scopedFiles lists scope of tree: every file (policy.ScopeTree) or the change
