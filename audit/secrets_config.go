@@ -50,7 +50,24 @@ var gitleaksExtendDepth int
 // against baseDir (gitleaks resolves it against its working directory, which
 // is the repository root when it is run there). Translate panics on a bad
 // regex; the panic is returned as an error naming the file.
-func loadGitleaksConfig(path, baseDir string) (cfg config.Config, err error) {
+//
+// Then every path condition that comes from gitleaks' default config is
+// taken out of the allowlists (dropDefaultPaths): ctxpack scans what leaves,
+// and a lockfile, go.mod or a vendored jquery.js leaves like any file.
+func loadGitleaksConfig(path, baseDir string) (config.Config, error) {
+	defaults, err := defaultAllowPaths()
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg, err := translateGitleaksConfig(path, baseDir)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return dropDefaultPaths(cfg, defaults)
+}
+
+// translateGitleaksConfig is loadGitleaksConfig without dropDefaultPaths.
+func translateGitleaksConfig(path, baseDir string) (cfg config.Config, err error) {
 	name := path
 	data := config.DefaultConfig
 	if path == "" {
@@ -188,7 +205,9 @@ func rulesDigest(cfg config.Config, decodeDepth int) string {
 
 func allowlistDigestLines(line func(...string), kind string, a *config.Allowlist) {
 	line(kind, a.MatchCondition.String(), a.RegexTarget)
-	for _, c := range a.Commits {
+	commits := slices.Clone(a.Commits) // Validate keeps them in map order
+	slices.Sort(commits)
+	for _, c := range commits {
 		line("commit", c)
 	}
 	for _, p := range a.Paths {
