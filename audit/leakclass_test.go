@@ -258,9 +258,18 @@ func TestNoFalsePositives(t *testing.T) {
 	s := newDefaultScanner(t)
 	g := secrettest.NewGen(79)
 	// Digests of generated text: random bytes, as real ones are.
-	h1 := func() string { d := sha256.Sum256([]byte(g.Str(secrettest.Alnum, 32))); return base64.StdEncoding.EncodeToString(d[:]) }
-	sri := func() string { d := sha512.Sum512([]byte(g.Str(secrettest.Alnum, 32))); return base64.StdEncoding.EncodeToString(d[:]) }
-	hex64 := func() string { d := sha256.Sum256([]byte(g.Str(secrettest.Alnum, 32))); return hex.EncodeToString(d[:]) }
+	h1 := func() string {
+		d := sha256.Sum256([]byte(g.Str(secrettest.Alnum, 32)))
+		return base64.StdEncoding.EncodeToString(d[:])
+	}
+	sri := func() string {
+		d := sha512.Sum512([]byte(g.Str(secrettest.Alnum, 32)))
+		return base64.StdEncoding.EncodeToString(d[:])
+	}
+	hex64 := func() string {
+		d := sha256.Sum256([]byte(g.Str(secrettest.Alnum, 32)))
+		return hex.EncodeToString(d[:])
+	}
 	cases := []struct{ name, path, content string }{
 		{"go.sum", "go.sum", "github.com/aws/aws-sdk-go-v2/credentials v1.17.41 h1:" + h1() + "\n" +
 			"github.com/aws/aws-sdk-go-v2/credentials v1.17.41/go.mod h1:" + h1() + "\n" +
