@@ -136,9 +136,14 @@ type builder struct {
 	// facts, resolver: the language facts and import resolver (imports.go).
 	facts    map[string]*lang.Facts
 	resolver *lang.Resolver
+	// redactedNames are the names RedactNames replaced (names.go).
+	redactedNames map[string]bool
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
+	if err := b.redactNames(ctx); err != nil {
+		return nil, err
+	}
 	if err := b.readIgnoreFiles(ctx); err != nil {
 		return nil, err
 	}
@@ -265,6 +270,8 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 		exclude(ReasonSymlink, "symlinks are never followed")
 	case f.Mode == ModeSubmodule:
 		exclude(ReasonSubmodule, "submodule content is not part of this repository")
+	case b.nameWithheld(f.Path):
+		exclude(ReasonCredentials, "secret in the file name")
 	default:
 		if r, d := b.exclude.Reason(f.Path); r != "" {
 			exclude(r, d)
@@ -327,9 +334,14 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}
 	var spans, whole []redactSpan
+	var sentFindings []Finding // a finding in lines truncation cut away was never sent
 	for _, f := range findings {
-		for _, s := range mapSpan(kept, f.Start, f.End) {
+		ms := mapSpan(kept, f.Start, f.End)
+		for _, s := range ms {
 			spans = append(spans, redactSpan{s.start, s.end, f.RuleID})
+		}
+		if len(ms) > 0 {
+			sentFindings = append(sentFindings, f)
 		}
 		whole = append(whole, redactSpan{f.Start, f.End, f.RuleID})
 	}
@@ -341,7 +353,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	all := append(findings, reds.extra...)
+	all := append(sentFindings, reds.extra...)
 	if len(all) > 0 {
 		action := b.secretAction()
 		for _, f := range all {
