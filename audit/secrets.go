@@ -462,7 +462,7 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 	for _, f := range raw {
 		if f.Line > 0 {
 			f.Start, f.End = settleSpan(text, f.Start, f.End)
-			if isChecksum(text, f.Start, f.End) {
+			if isChecksum(text, f.Start, f.End) || withinMarker(text, f.Start, f.End) {
 				continue
 			}
 			f.Line, f.EndLine = li.lineOf(f.Start), li.lineOf(f.End-1)

@@ -163,3 +163,19 @@ func allBase64(s string) bool {
 	}
 	return true
 }
+
+// redactionMarker is how the builder replaces a secret: [REDACTED:<rule>].
+const redactionMarker = "[REDACTED:"
+
+// withinMarker reports whether text[s:e] lies inside one redaction marker: a
+// redacted text is scanned again, and a rule matching a marker (curl -u
+// "[REDACTED:curl-auth-user]") has found what was already taken out.
+func withinMarker(text string, s, e int) bool {
+	from := min(len(text), s+len(redactionMarker))
+	i := strings.LastIndex(text[:from], redactionMarker)
+	if i < 0 {
+		return false
+	}
+	j := strings.IndexByte(text[i:], ']')
+	return i <= s && j >= 0 && i+j+1 >= e
+}
