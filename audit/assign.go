@@ -168,9 +168,10 @@ var (
 	// ?token=… &api_key=…
 	reQueryParam = regexp.MustCompile(`[?&](` + keyChars + `)=([^&\s#"'<>` + "`" + `;,)]+)`)
 	// scheme://user:password@host
-	// (A password may hold a '/', which RFC 3986 wants encoded and people
-	// do not encode; host:port/path@… is told apart by its digits.)
-	reURLUserinfo = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:@/?#'"<>` + "`" + `]*):([^\s?#'"<>@` + "`" + `]*)@[\w\-\[]`)
+	// (A password may hold a '/', '?' or '#', which RFC 3986 wants encoded
+	// and people do not encode; host:port/path@… is told apart by its
+	// digits.)
+	reURLUserinfo = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:@/?#'"<>` + "`" + `]*):([^\s'"<>@` + "`" + `]*)@[\w\-\[]`)
 )
 
 // credential keywords, as the last word(s) of a key.
@@ -460,7 +461,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	}
 	// scheme://user:password@host
 	for _, m := range findAllIf(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo, line) {
-		if slash := strings.IndexByte(line[m[4]:m[5]], '/'); slash >= 0 && isDigits(line[m[4]:m[4]+slash]) {
+		if slash := strings.IndexAny(line[m[4]:m[5]], "/?#"); slash >= 0 && isDigits(line[m[4]:m[4]+slash]) {
 			continue // host:port/path@…
 		}
 		add(RulePasswordInURL, m[0], m[4], m[5])

@@ -195,7 +195,9 @@ func commandSegment(line string, seg, piped []word, val func(word) (int, int, bo
 	htFlags, htArgs := "", []word(nil)
 	for j, w := range seg {
 		t := text(w)
-		if base := path.Base(t); isCommandName(base) {
+		// A command may follow a prompt or a marker: `$ mysql …`, a diff's
+		// `+mysql …`, a notebook's `!mysql …`.
+		if base := path.Base(strings.TrimLeft(t, "+-!$>")); isCommandName(base) {
 			cmd, login = base, false
 			continue
 		}

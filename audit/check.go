@@ -134,7 +134,11 @@ func (a *auditor) secrets(ctx context.Context) {
 	}
 	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
 	for _, d := range docs {
-		findings, err := a.in.Scanner.Scan(ctx, d.path, []byte(d.text))
+		scan := a.in.Scanner.Scan
+		if ds, ok := a.in.Scanner.(pack.DiffScanner); ok && d.where == "diff" {
+			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
+		}
+		findings, err := scan(ctx, d.path, []byte(d.text))
 		if err != nil {
 			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),

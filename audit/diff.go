@@ -16,7 +16,10 @@ import (
 // Start/End are offsets into diff.
 func (s *Scanner) ScanDiff(ctx context.Context, path string, diff []byte) ([]pack.Finding, error) {
 	text := string(diff)
-	raw, err := s.scanFragment(ctx, path, "", text)
+	// The rules read the lines as the file has them: the +, - or space
+	// that starts a hunk line becomes a space (offsets unchanged), so
+	// `-DB_PASSWORD=…` and `+mysql -p…` read like the lines they are.
+	raw, err := s.scanFragment(ctx, path, "", unmarkDiff(text))
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +51,42 @@ func (s *Scanner) ScanDiff(ctx context.Context, path string, diff []byte) ([]pac
 	}
 	sortFindings(out)
 	return out, nil
+}
+
+// unmarkDiff replaces the marker byte (+, -, space) of every hunk line of a
+// unified diff with a space; header lines stay as they are.
+func unmarkDiff(diff string) string {
+	b := []byte(diff)
+	inHunk := false
+	oldLeft, newLeft := 0, 0
+	for ls := 0; ls < len(b); {
+		le := ls
+		for le < len(b) && b[le] != '\n' {
+			le++
+		}
+		line := diff[ls:le]
+		if _, oldCount, _, newCount, ok := hunkHeader(line); ok {
+			inHunk, oldLeft, newLeft = true, oldCount, newCount
+		} else if inHunk && (oldLeft > 0 || newLeft > 0) && le > ls {
+			switch b[ls] {
+			case '+':
+				newLeft--
+				b[ls] = ' '
+			case '-':
+				oldLeft--
+				b[ls] = ' '
+			case ' ':
+				oldLeft--
+				newLeft--
+			default:
+				inHunk = false
+			}
+		} else if !strings.HasPrefix(line, `\`) {
+			inHunk = false
+		}
+		ls = le + 1
+	}
+	return string(b)
 }
 
 // DiffFileLines maps each line of a unified diff (index 0 is the diff's

@@ -184,15 +184,25 @@ func uniqueName(name string, taken map[string]bool) string {
 	}
 }
 
-// nameSpans scans the names as one document, one name a line, and returns
-// each name's secret spans (a finding over several lines covers its part of
-// each name). A name holding a line break cannot be told apart in that
-// document: it is scanned on its own.
+// nameSpans scans the names and returns each name's secret spans. Rules
+// expect a token to end at a quote, a space or a line end, not at the ".txt"
+// or "/" that follows it in a name; so besides each whole name, each of its
+// components is read on its own line, also without its extension and cut
+// at its dots (a distinct piece once, however many names hold it), and a
+// finding in a piece is a span of every name holding that piece there. A
+// name holding a line break is scanned on its own.
 func nameSpans(ctx context.Context, sc SecretScanner, paths []string) (map[string][]redactSpan, error) {
+	type occurrence struct {
+		path string
+		off  int
+	}
 	out := map[string][]redactSpan{}
-	var doc strings.Builder
-	var inDoc []string
-	var starts []int
+	pieces := map[string][]occurrence{}
+	addPiece := func(piece, p string, off int) {
+		if piece != "" {
+			pieces[piece] = append(pieces[piece], occurrence{p, off})
+		}
+	}
 	for _, p := range paths {
 		if strings.ContainsAny(p, "\n\r") {
 			fs, err := sc.Scan(ctx, NamesScanPath, []byte(p))
@@ -204,23 +214,58 @@ func nameSpans(ctx context.Context, sc SecretScanner, paths []string) (map[strin
 			}
 			continue
 		}
-		starts = append(starts, doc.Len())
-		inDoc = append(inDoc, p)
-		doc.WriteString(p)
-		doc.WriteByte('\n')
+		addPiece(p, p, 0)
+		off := 0
+		for _, comp := range strings.Split(p, "/") {
+			if comp != p {
+				addPiece(comp, p, off)
+			}
+			if dot := strings.LastIndexByte(comp, '.'); dot > 0 {
+				addPiece(comp[:dot], p, off)
+				k := 0
+				for _, part := range strings.Split(comp, ".") {
+					addPiece(part, p, off+k)
+					k += len(part) + 1
+				}
+			}
+			off += len(comp) + 1
+		}
 	}
-	if len(inDoc) == 0 {
+	if len(pieces) == 0 {
 		return out, nil
+	}
+	keys := make([]string, 0, len(pieces))
+	for k := range pieces {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var doc strings.Builder
+	starts := make([]int, len(keys))
+	for i, k := range keys {
+		starts[i] = doc.Len()
+		doc.WriteString(k)
+		doc.WriteByte('\n')
 	}
 	fs, err := sc.Scan(ctx, NamesScanPath, []byte(doc.String()))
 	if err != nil {
 		return nil, fmt.Errorf("secret scan of file names: %w", err)
 	}
+	seen := map[string]map[[2]int]bool{}
 	for _, f := range fs {
-		for i := sort.Search(len(starts), func(i int) bool { return starts[i] > f.Start }) - 1; i >= 0 && i < len(inDoc) && starts[i] < f.End; i++ {
-			s, e := max(f.Start, starts[i])-starts[i], min(f.End, starts[i]+len(inDoc[i]))-starts[i]
-			if s < e {
-				out[inDoc[i]] = append(out[inDoc[i]], redactSpan{s, e, f.RuleID})
+		for i := sort.Search(len(starts), func(i int) bool { return starts[i] > f.Start }) - 1; i >= 0 && i < len(keys) && starts[i] < f.End; i++ {
+			s, e := max(f.Start, starts[i])-starts[i], min(f.End, starts[i]+len(keys[i]))-starts[i]
+			if s >= e {
+				continue
+			}
+			for _, o := range pieces[keys[i]] {
+				sp := [2]int{o.off + s, o.off + e}
+				if seen[o.path] == nil {
+					seen[o.path] = map[[2]int]bool{}
+				}
+				if !seen[o.path][sp] {
+					seen[o.path][sp] = true
+					out[o.path] = append(out[o.path], redactSpan{sp[0], sp[1], f.RuleID})
+				}
 			}
 		}
 	}
