@@ -150,7 +150,10 @@ var (
 		`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+([A-Za-z_][\w.\[\]]*))?` + // `: str`, `: String`; `string` (Go) or the name after a type (Java)
 		`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?(` + qDouble + `|` + qSingle + `|` + qBack + `)`)
 	// key <sep> unquoted value (config files only); the value is read in code.
-	reUnquotedKey = regexp.MustCompile(`(?:^|[^\w.\-$@/])["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
+	// (A key after ':' is a part of a value — urn:k8s:secret:tls:ca, an
+	// error message's "token: …: …" — not a key; but .npmrc writes
+	// //registry/:_authToken=.)
+	reUnquotedKey = regexp.MustCompile(`(?:^|[^\w.\-$@/:]|/:)["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
 	// .properties `password value` (white space separates key and value).
 	rePropertiesSpace = regexp.MustCompile(`^\s*(` + keyChars + `)[ \t]+([^\s=:].*)$`)
 	// Dockerfile `ENV PASSWORD value` (old space-separated form).
@@ -371,7 +374,7 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 			}
 			if keyStart < 0 {
 				keyStart = vs
-			} else if echoesKey(line, keyStart, line[vs:ve]) {
+			} else if echoesKey(line, keyStart, line[vs:ve]) || namesSecretObject(line, keyStart, line[vs:ve]) {
 				return
 			}
 			found = append(found, assignment{rule: rule, line: l, matchStart: ls + keyStart, start: ls + vs, end: ls + ve})
@@ -706,9 +709,12 @@ var (
 		"encryption": true, "webhook": true, "github": true, "gitlab": true, "slack": true, "aws": true,
 		"stripe": true, "openai": true, "google": true, "azure": true, "npm": true, "registry": true,
 		"redis": true, "mysql": true, "postgres": true, "mongo": true, "string": true, "here's": true,
+		"is": true, "an": true, "that": true, "very": true, "deep": true, "super": true, "long": true,
+		"secure": true, "strong": true, "some": true, "dummy": true, "fake": true, "test": true, "sample": true,
+		"example": true, "default": true, "demo": true, "dev": true, "local": true, "other": true, "new": true,
 	}
 	// Values that reference something else.
-	reReference = regexp.MustCompile(`(?i)^(?:\$[A-Za-z_]\w*$|\$\(|%\(|%[A-Za-z_][\w]*%$|@[A-Za-z_][\w.]*@$|__[A-Za-z_]\w*__$|<[^<>]*>$|\{[^{}]*\}$|\[[^\[\]]*\]$)|\$\{|\{\{|\{%|<%|#\{|%\{|(?:^|[^\w])(?:os\.getenv|getenv|os\.environ|process\.env|env\(|env\[|environment\.getenvironmentvariable|system\.getenv|secrets\.|vault\(|lookup\(|!vault|enc\[|arn:aws:secretsmanager|arn:aws:ssm)`)
+	reReference = regexp.MustCompile(`(?i)^(?:\$[A-Za-z_]\w*$|\$\(|%\(|%[A-Za-z_][\w]*%$|@[A-Za-z_][\w.]*@$|__[A-Za-z_]\w*__$|<[^<>]*>$|\{[^{}]*\}$|\[[^\[\]]*\]$)|\$\{|\{\{|\{%|<%|#\{|%\{|(?:^|[^\w])(?:os\.getenv|getenv|os\.environ|process\.env|env\(|env\[|environment\.getenvironmentvariable|system\.getenv|secrets\.|vault\(|lookup\(|!vault|enc\[|arn:aws:secretsmanager|arn:aws:ssm|^urn:)`)
 	reMask      = regexp.MustCompile(`(?i)\*{3,}|x{4,}|\.{3,}|•{3,}`)
 	// printf verbs: %s, %v, %d
 	rePrintf = regexp.MustCompile(`^%[-+# 0-9.]*[a-zA-Z]$`)
@@ -736,6 +742,9 @@ func isPlaceholder(v string) bool {
 		strings.Contains(norm, "example") || strings.Contains(norm, "replaceme") || strings.Contains(norm, "redacted") {
 		return true
 	}
+	if strings.HasSuffix(v, ":") {
+		return true // a label: "token: …: …" in a message
+	}
 	if strings.HasSuffix(v, "EXAMPLE") || reReference.MatchString(v) || reMask.MatchString(v) ||
 		rePrintf.MatchString(v) || isPlaceholderPhrase(v) || reVersion.MatchString(v) {
 		return true
@@ -754,7 +763,9 @@ func isPlaceholder(v string) bool {
 // isPlaceholderPhrase: a value made only of letters and separators whose
 // words are a placeholder phrase — it starts with one of phraseLeads and
 // every word is a phraseWords word (your-password-here, YOUR_API_KEY,
-// enter your token), or it ends with "here" (PUT-TOKEN-HERE). A camel-case
+// enter your token), or it ends with "here" (PUT-TOKEN-HERE), or it is a
+// lowercase separated phrase of such words only (secret-value,
+// secure_password). A camel-case
 // value starting with "my" (mySecretPwd) is a password someone chose, not a
 // phrase: "my" leads only a separated phrase (my_api_key).
 func isPlaceholderPhrase(v string) bool {
@@ -773,6 +784,16 @@ func isPlaceholderPhrase(v string) bool {
 	}
 	if words[len(words)-1] == "here" {
 		return true
+	}
+	if sep && strings.ToLower(v) == v {
+		// secret-value, secure-password, this_is_the_secret: words only
+		allWords := true
+		for _, w := range words {
+			allWords = allWords && (phraseWords[w] || phraseLeads[w])
+		}
+		if allWords {
+			return true
+		}
 	}
 	if !phraseLeads[words[0]] || words[0] == "my" && !sep {
 		return false
@@ -836,8 +857,9 @@ func dedupeSpans(as []assignment) []assignment {
 
 // echoesKey reports a value that only repeats its key's name, as in a lookup
 // table `".htpasswd": "htpasswd"` or a constant `InvalidPageToken =
-// "invalid_page_token"`: names, not credentials. A value that holds the key
-// and more (AdminPassword=AdminPassword123) is a password built on a name.
+// "invalid_page_token"`: names, not credentials; so is the key's name with
+// more letters around it. A value that holds the key and digits or symbols
+// (AdminPassword=AdminPassword123) is a password built on a name.
 func echoesKey(line string, keyStart int, value string) bool {
 	i := keyStart
 	for i < len(line) && strings.ContainsRune("\"'$<@", rune(line[i])) {
@@ -856,7 +878,70 @@ func echoesKey(line string, keyStart int, value string) bool {
 			return false // a symbol: not a name
 		}
 	}
-	return strings.Contains(key, val)
+	if strings.Contains(key, val) {
+		return true
+	}
+	// The key's name and more letters (AwsSecretAccessKey for
+	// SecretAccessKey, auth-secret for secret) is a name too; with digits
+	// or symbols (AdminPassword123) it is a password built on a name.
+	if i := strings.Index(val, key); i >= 0 {
+		rest := val[:i] + val[i+len(key):]
+		return strings.IndexFunc(rest, func(r rune) bool { return r < 'a' || r > 'z' }) < 0
+	}
+	return false
+}
+
+// reObjectName is a Kubernetes object name (a DNS label), with an optional
+// namespace: default/ca-secret.
+var reObjectName = regexp.MustCompile(`^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?/)?[a-z](?:[a-z0-9-]*[a-z0-9])?$`)
+
+// namesSecretObject reports a value that names a secret rather than holds
+// one: under a key whose last word is "secret" (secret:, auth-secret:,
+// certSecret:, secretName:), a lowercase object name with a '-' or '/' or
+// a word of its kind in it (ca-secret, default/basic-auth, tlssecret).
+func namesSecretObject(line string, keyStart int, value string) bool {
+	i := keyStart
+	for i < len(line) && strings.ContainsRune("\"'$<@", rune(line[i])) {
+		i++
+	}
+	j := i
+	for j < len(line) && (isWordByte(line[j]) || line[j] == '.' || line[j] == '-') {
+		j++
+	}
+	words := splitKey(line[i:j])
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if last == "name" || last == "ref" {
+		if len(words) < 2 || words[len(words)-2] != "secret" {
+			return false
+		}
+	} else if last != "secret" && last != "secrets" {
+		return false
+	}
+	v := strings.TrimSpace(value)
+	if !reObjectName.MatchString(v) || strings.Count(v, "") > 64 {
+		return false
+	}
+	digits := 0
+	for k := 0; k < len(v); k++ {
+		if v[k] >= '0' && v[k] <= '9' {
+			digits++
+		}
+	}
+	if digits > 3 {
+		return false
+	}
+	if strings.ContainsAny(v, "-/") {
+		return true
+	}
+	for _, w := range []string{"secret", "tls", "cert", "auth", "cred", "key", "token", "basic", "ca"} {
+		if strings.Contains(v, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isWordByte(b byte) bool {

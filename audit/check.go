@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -133,6 +134,7 @@ func (a *auditor) secrets(ctx context.Context) {
 		rest.Changes[i].Diff = ""
 	}
 	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
+	a.names(ctx)
 	for _, d := range docs {
 		scan := a.in.Scanner.Scan
 		if ds, ok := a.in.Scanner.(pack.DiffScanner); ok && d.where == "diff" {
@@ -149,6 +151,44 @@ func (a *auditor) secrets(ctx context.Context) {
 			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
 				Message: fmt.Sprintf("unredacted secret in %s %s:%d (rule %s)", d.where, d.path, f.StartLine, f.RuleID),
 				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
+		}
+	}
+}
+
+// names scans every file name of the pack the way the builder does (a
+// token before ".txt" or "/" is found): a name holding a secret leaves in
+// the index, the changes, the ledger and every report.
+func (a *auditor) names(ctx context.Context) {
+	set := map[string]bool{}
+	for _, e := range a.p.FileIndex {
+		set[e.Path] = true
+	}
+	for _, c := range a.p.Changes {
+		set[c.Path] = true
+		if c.OldPath != "" {
+			set[c.OldPath] = true
+		}
+	}
+	for _, it := range items(a.p) {
+		set[it.Path] = true
+	}
+	paths := make([]string, 0, len(set))
+	for p := range set {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	found, err := pack.ScanNames(ctx, a.in.Scanner, paths)
+	if err != nil {
+		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "the secret scanner could not scan the file names: " + err.Error()})
+		return
+	}
+	for _, p := range paths {
+		if rules := found[p]; len(rules) > 0 {
+			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+				Message: fmt.Sprintf("a file name in the pack holds a secret (rule %s)", strings.Join(rules, ", ")),
+				Details: map[string]any{"where": "name", "rule_id": rules[0]}})
 		}
 	}
 }

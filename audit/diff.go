@@ -53,10 +53,18 @@ func (s *Scanner) ScanDiff(ctx context.Context, path string, diff []byte) ([]pac
 	return out, nil
 }
 
-// unmarkDiff replaces the marker byte (+, -, space) of every hunk line of a
-// unified diff with a space; header lines stay as they are.
+// unmarkDiff returns diff as the rules should read it: the marker byte (+,
+// -, space) of every hunk line becomes a space, and the header lines
+// (diff --git, index, ---/+++, modes, renames) and the ranges of hunk
+// headers become spaces: they are names, which the scan of names covers,
+// and blob ids, which are no secrets. Offsets and line breaks are kept.
 func unmarkDiff(diff string) string {
 	b := []byte(diff)
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			b[i] = ' '
+		}
+	}
 	inHunk := false
 	oldLeft, newLeft := 0, 0
 	for ls := 0; ls < len(b); {
@@ -65,28 +73,55 @@ func unmarkDiff(diff string) string {
 			le++
 		}
 		line := diff[ls:le]
-		if _, oldCount, _, newCount, ok := hunkHeader(line); ok {
-			inHunk, oldLeft, newLeft = true, oldCount, newCount
-		} else if inHunk && (oldLeft > 0 || newLeft > 0) && le > ls {
-			switch b[ls] {
-			case '+':
-				newLeft--
-				b[ls] = ' '
-			case '-':
-				oldLeft--
-				b[ls] = ' '
-			case ' ':
-				oldLeft--
-				newLeft--
-			default:
-				inHunk = false
+		switch {
+		case strings.HasPrefix(line, "@@ -"):
+			if _, oldCount, _, newCount, ok := hunkHeader(line); ok {
+				inHunk, oldLeft, newLeft = true, oldCount, newCount
+				end := strings.Index(line[2:], "@@") + 4 // through the closing @@
+				blank(ls, ls+end)
+			} else {
+				blank(ls, le)
 			}
-		} else if !strings.HasPrefix(line, `\`) {
+		case inHunk && (oldLeft > 0 || newLeft > 0) && (le == ls || b[ls] == '+' || b[ls] == '-' || b[ls] == ' '):
+			switch {
+			case le == ls: // a context line that lost its space
+				oldLeft--
+				newLeft--
+			case b[ls] == '+':
+				newLeft--
+			case b[ls] == '-':
+				oldLeft--
+			default:
+				oldLeft--
+				newLeft--
+			}
+			if le > ls {
+				b[ls] = ' '
+			}
+		case strings.HasPrefix(line, `\`):
+			blank(ls, le) // "\ No newline at end of file"
+		default:
 			inHunk = false
+			if isDiffHeader(line) {
+				blank(ls, le)
+			} // anything else is read as it is
 		}
 		ls = le + 1
 	}
 	return string(b)
+}
+
+// diffHeaders start the header lines of a git unified diff.
+var diffHeaders = []string{"diff --git ", "index ", "--- ", "+++ ", "new file mode ", "deleted file mode ", "old mode ",
+	"new mode ", "similarity index ", "dissimilarity index ", "rename from ", "rename to ", "copy from ", "copy to ", "Binary files "}
+
+func isDiffHeader(line string) bool {
+	for _, h := range diffHeaders {
+		if strings.HasPrefix(line, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // DiffFileLines maps each line of a unified diff (index 0 is the diff's

@@ -186,3 +186,23 @@ func TestRedactionMarkerIsNotAFinding(t *testing.T) {
 		t.Error("withinMarker")
 	}
 }
+
+// TestScanDiffHeaders: a diff's header lines (blob ids of 40 hex digits,
+// which a rule takes for a token) are not scanned as content; its hunk
+// lines are, without their markers, removed lines included.
+func TestScanDiffHeaders(t *testing.T) {
+	s := newDefaultScanner(t)
+	pw := secrettest.NewGen(91).Str(secrettest.Alnum, 16)
+	diff := "diff --git a/go.sum b/go.sum\nindex " + strings.Repeat("a1", 20) + ".." + strings.Repeat("b2", 20) + " 100644\n--- a/go.sum\n+++ b/go.sum\n" +
+		"@@ -1,2 +1,2 @@\n context line\n-DB_PASSWORD=" + pw + "\n+DB_PASSWORD=${DB_PASSWORD}\n"
+	fs, err := s.ScanDiff(context.Background(), "deploy/.env", []byte(diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || diff[fs[0].Start:fs[0].End] != pw || fs[0].StartLine != 2 {
+		t.Fatalf("want only the removed password at old line 2:%s", describe(diff, fs))
+	}
+	if got := unmarkDiff(diff); len(got) != len(diff) || strings.Contains(got, "index ") || !strings.Contains(got, " DB_PASSWORD="+pw) {
+		t.Errorf("unmarkDiff:\n%s", got)
+	}
+}

@@ -335,3 +335,37 @@ func TestNoFalsePositives(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFalsePositivesNamesAndPhrases: what real repositories hold under
+// credential keys that is no credential — Kubernetes secret names, URN
+// references, values naming their key, phrases of placeholder words,
+// message labels, diff headers' blob ids.
+func TestNoFalsePositivesNamesAndPhrases(t *testing.T) {
+	s := newDefaultScanner(t)
+	cases := []struct{ name, path, content string }{
+		{"k8s secret names", "deploy/ingress.yaml", "spec:\n  tls:\n    secret: traefik-dashboard-auth-secret\n    certSecret: tlssecret\n  auth:\n    secret: default/basic-auth\n  ca:\n    - secret: root-ca5\n  secretName: redis-credentials\n"},
+		{"annotation", "ingress.yml", "metadata:\n  annotations:\n    nginx.ingress.kubernetes.io/auth-secret: \"default/ca-secret\"\n"},
+		{"urn references", "docs/jwt.md", "```yaml\nca: \"urn:k8s:secret:tls:ca\"\nbindPassword: \"urn:k8s:secret:my-secret:bindpassword\"\npassword: urn:k8s:secret:redis:password\n```\n"},
+		{"value names its key", "redactor_test.go", "package r\n\nvar c = Config{SecretAccessKey: \"AwsSecretAccessKey\"}\n"},
+		{"placeholder phrases", "docs/redis.md", "password: \"secure-password\"\n\"X-Secret\": \"secret-value\"\nsecret: this_is_the_very_deep_secret\n"},
+		{"message label", "docs/faq.md", "[example.com] acme: error presenting token: gandiv5: unexpected authZone\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs, err := s.Scan(context.Background(), c.path, []byte(c.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) > 0 {
+				t.Errorf("false positives:%s", describe(c.content, fs))
+			}
+		})
+	}
+	// A password under a secret key is still one.
+	for _, v := range []string{"hunter2xyz", "s3cr3tvalue", "Xk9-pQ2-wZ7"} {
+		content := "secret: " + v + "\n"
+		if fs, _ := s.Scan(context.Background(), "app.yaml", []byte(content)); len(fs) == 0 {
+			t.Errorf("%q under secret: not found", v)
+		}
+	}
+}

@@ -170,6 +170,28 @@ func RedactNames(ctx context.Context, snap *Snapshot, sc SecretScanner) ([]Findi
 	return out, nil
 }
 
+// ScanNames reports the rules that find a secret in each of paths, read
+// the way RedactNames reads names (whole, by component, stem and dot
+// piece); paths without a finding are left out.
+func ScanNames(ctx context.Context, sc SecretScanner, paths []string) (map[string][]string, error) {
+	spans, err := nameSpans(ctx, sc, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for p, sp := range spans {
+		seen := map[string]bool{}
+		for _, s := range sp {
+			if !seen[s.rule] {
+				seen[s.rule] = true
+				out[p] = append(out[p], s.rule)
+			}
+		}
+		sort.Strings(out[p])
+	}
+	return out, nil
+}
+
 func nameFingerprint(redacted, rule string) string { return redacted + ":" + rule + ":0" }
 
 // uniqueName appends ~2, ~3, … to a redacted name another path already has.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,40 @@ func TestDiffFindingsCarryFileLines(t *testing.T) {
 		if e.Path == "app/config.py" && e.RuleID == "github-pat" {
 			t.Errorf("ignored fingerprint still reported in %s at line %d", e.Where, e.StartLine)
 		}
+	}
+}
+
+// TestAuditFindsSecretInName: the independent audit reads a pack's file
+// names the way the builder does (a token before ".json" is found) and
+// fails a pack that names a file by a secret, without repeating the name.
+func TestAuditFindsSecretInName(t *testing.T) {
+	f := secrettest.Make(606)
+	g := gittest.New(t)
+	g.Write("main.go", "package main\n")
+	g.Commit("x")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := run.Result.Pack
+	p.FileIndex = append(p.FileIndex, pack.IndexEntry{Path: "keys/" + f.Stripe + ".json", Type: pack.TypeText, Category: pack.CatConfig,
+		ExclusionReason: pack.ReasonCredentials})
+	data, err := pack.Finalize(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hit := false
+	for _, c := range v.Failed {
+		if c.Code == audit.CodeSecretUnredacted && c.Details["where"] == "name" {
+			hit = true
+		}
+		assertNoFragment(t, "audit message", []byte(c.Message+fmt.Sprint(c.Details)), []string{f.Stripe})
+	}
+	if !hit {
+		t.Fatalf("no secret_unredacted check for the name: %+v", v.Failed)
 	}
 }
