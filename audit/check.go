@@ -116,81 +116,99 @@ func items(p *pack.Pack) []pack.Item {
 
 // secrets scans every string of the pack afresh.
 func (a *auditor) secrets(ctx context.Context) {
+	found, failed := PackSecrets(ctx, a.in.Scanner, a.p)
+	for _, c := range failed {
+		a.v.Fail(c)
+	}
+	for _, c := range found {
+		a.failOn(policy.FailSecretUnredacted, c)
+	}
+}
+
+// PackSecrets scans every string of a pack afresh: each content item and
+// diff under its path (a diff read as its file's lines), every file name the
+// way the builder reads names, everything else (manifest, summaries, paths,
+// metadata) as one document. found has one secret_unredacted check per
+// finding (never the value); failed has one internal check per document the
+// scanner could not scan, which a caller must treat as a failure.
+func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
 	type doc struct{ where, path, text string }
 	var docs []doc
-	for _, it := range items(a.p) {
+	for _, it := range items(p) {
 		docs = append(docs, doc{"content", it.Path, it.Content})
 	}
-	for _, c := range a.p.Changes {
+	for _, c := range p.Changes {
 		if c.Diff != "" {
 			docs = append(docs, doc{"diff", c.Path, c.Diff})
 		}
 	}
-	// Everything else (manifest, summaries, paths, metadata) as one document.
-	rest := *a.p
+	rest := *p
 	rest.KeyFiles, rest.Contents = nil, nil
-	rest.Changes = append([]pack.Change(nil), a.p.Changes...)
+	rest.Changes = append([]pack.Change(nil), p.Changes...)
 	for i := range rest.Changes {
 		rest.Changes[i].Diff = ""
 	}
 	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
-	a.names(ctx)
+	nameFound, nameFailed := packNames(ctx, scanner, p)
+	found, failed = append(found, nameFound...), append(failed, nameFailed...)
 	for _, d := range docs {
-		scan := a.in.Scanner.Scan
-		if ds, ok := a.in.Scanner.(pack.DiffScanner); ok && d.where == "diff" {
+		scan := scanner.Scan
+		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
 			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
 		}
 		findings, err := scan(ctx, d.path, []byte(d.text))
 		if err != nil {
-			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal,
+			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),
 				Details: map[string]any{"path": d.path, "where": d.where}})
 			continue
 		}
 		for _, f := range findings {
-			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
 				Message: fmt.Sprintf("unredacted secret in %s %s:%d (rule %s)", d.where, d.path, f.StartLine, f.RuleID),
 				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
 		}
 	}
+	return found, failed
 }
 
-// names scans every file name of the pack the way the builder does (a
+// packNames scans every file name of the pack the way the builder does (a
 // token before ".txt" or "/" is found): a name holding a secret leaves in
-// the index, the changes, the ledger and every report.
-func (a *auditor) names(ctx context.Context) {
+// the index, the changes, the ledger and every report. A check never
+// repeats the name.
+func packNames(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
 	set := map[string]bool{}
-	for _, e := range a.p.FileIndex {
+	for _, e := range p.FileIndex {
 		set[e.Path] = true
 	}
-	for _, c := range a.p.Changes {
+	for _, c := range p.Changes {
 		set[c.Path] = true
 		if c.OldPath != "" {
 			set[c.OldPath] = true
 		}
 	}
-	for _, it := range items(a.p) {
+	for _, it := range items(p) {
 		set[it.Path] = true
 	}
 	paths := make([]string, 0, len(set))
-	for p := range set {
-		if p != "" {
-			paths = append(paths, p)
+	for n := range set {
+		if n != "" {
+			paths = append(paths, n)
 		}
 	}
 	sort.Strings(paths)
-	found, err := pack.ScanNames(ctx, a.in.Scanner, paths)
+	rules, err := pack.ScanNames(ctx, scanner, paths)
 	if err != nil {
-		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "the secret scanner could not scan the file names: " + err.Error()})
-		return
+		return nil, []Check{{Kind: KindInternal, Code: CodeInternal, Message: "the secret scanner could not scan the file names: " + err.Error()}}
 	}
-	for _, p := range paths {
-		if rules := found[p]; len(rules) > 0 {
-			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
-				Message: fmt.Sprintf("a file name in the pack holds a secret (rule %s)", strings.Join(rules, ", ")),
-				Details: map[string]any{"where": "name", "rule_id": rules[0]}})
+	for _, n := range paths {
+		if r := rules[n]; len(r) > 0 {
+			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+				Message: fmt.Sprintf("a file name in the pack holds a secret (rule %s)", strings.Join(r, ", ")),
+				Details: map[string]any{"where": "name", "rule_id": r[0]}})
 		}
 	}
+	return found, failed
 }
 
 // paths checks that no included path (content or diff) matches an exclusion.

@@ -26,7 +26,7 @@ import (
 // defaultAllowPaths is the set of path regexes of gitleaks' default config's
 // allowlists, global and per rule.
 var defaultAllowPaths = sync.OnceValues(func() (map[string]bool, error) {
-	cfg, err := translateGitleaksConfig("", ".")
+	cfg, err := translateGitleaksData("", nil, nil)
 	if err != nil {
 		return nil, err
 	}

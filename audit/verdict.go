@@ -37,8 +37,16 @@ const (
 	CodeOverDestination   = "over_destination"
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
-	CodeHistorySkipped    = "history_scan_skipped"
-	CodeInternal          = "internal_error"
+	// CodeHistoryUnavailable: the per-commit secret scan could not run (the
+	// commits could be neither fetched nor read from the API's patches).
+	CodeHistoryUnavailable = "history_scan_unavailable"
+	// CodeHistoryBlobSkipped: a blob over the size limit was not read by
+	// the per-commit secret scan.
+	CodeHistoryBlobSkipped = "history_blob_skipped"
+	// CodeRecordMismatch: the transparency record beside the pack is not
+	// its record (another run's, or a write interrupted between the two).
+	CodeRecordMismatch = "record_mismatch"
+	CodeInternal       = "internal_error"
 )
 
 // Check is one failed (or warned, or skipped) check, in seed 001's error

@@ -50,6 +50,15 @@ type Snapshot struct {
 type CommitPatch struct {
 	Commit string
 	Files  []AddedLines
+	// Skipped are the files of the commit whose lines were not read: a
+	// blob over the size limit of the per-commit scan.
+	Skipped []SkippedFile
+}
+
+// SkippedFile is a file a bounded read left out, with its size.
+type SkippedFile struct {
+	Path string
+	Size int64
 }
 
 // AddedLines is the lines a commit added to one file, with their line numbers

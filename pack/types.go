@@ -89,6 +89,28 @@ type Source struct {
 	// Scope is what the snapshot lists of the head tree: every file
 	// (policy.ScopeTree) or the change scope (policy.ScopeChange).
 	Scope string `json:"scope"`
+	// Config says whose configuration a commit, range or push pack applied
+	// (nil for a work-tree pack, which applies the work tree's).
+	Config *ConfigOrigin `json:"config,omitempty"`
+}
+
+// ConfigOrigin says where a pack's configuration (.ctxpack.yml, the gitleaks
+// config and .gitleaksignore) was read: the base of the change, never what
+// the change brings, unless the base's policy says config_from: head.
+type ConfigOrigin struct {
+	// From is base or head.
+	From string `json:"from"`
+	// Commit is the commit read; empty when there is none (the base of a
+	// root commit): the built-in defaults applied.
+	Commit string `json:"commit,omitempty"`
+	// OperatorPolicy is true when a policy file named by the operator
+	// (--policy) replaced the repository's.
+	OperatorPolicy bool `json:"operator_policy,omitempty"`
+	// Changed lists the configuration files the change edits.
+	Changed []string `json:"changed,omitempty"`
+	// Note says what that means, e.g. "policy changed in this change; the
+	// base's applies".
+	Note string `json:"note,omitempty"`
 }
 
 // Manifest and Dependency are seed 000's, derived by package lang.

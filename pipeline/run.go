@@ -32,48 +32,72 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return complete(ctx, out, nil)
+	return complete(ctx, out, NotRun{})
+}
+
+// NotRun are checks that could not run, for reasons the caller knows.
+type NotRun struct {
+	// Skipped are reported as skipped checks (never as passed).
+	Skipped []audit.Check
+	// History, when set, says why the per-commit secret scan could not run
+	// (code history_scan_unavailable): it fails the verdict unless the
+	// policy's secrets.history_unavailable is warn, which reports it as
+	// skipped.
+	History *audit.Check
 }
 
 // ExecuteSnapshot runs the pipeline of Execute on a snapshot the caller
-// makes with snapshot, given the effective policy (for example a shallow
-// clone's head tree, in the policy's scope, with a change list from
-// GitHub's API), recording skipped as checks that did not run (never as
-// passed). opts' source fields (Commit, Base, Head) are ignored; its policy
-// fields apply.
-func ExecuteSnapshot(ctx context.Context, repo *source.Repo, opts PackOptions, snapshot func(*policy.Policy) (*pack.Snapshot, error), skipped []audit.Check) (*Run, error) {
-	pol, file, err := LoadPolicy(repo.Root, opts)
+// makes with snapshot under the configuration cfg (for example a shallow
+// clone's head tree, in the policy's scope, with a change list and
+// per-commit patches from GitHub's API), with notRun reported. trigger,
+// when set, is the snapshot's trigger.
+func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigger string, snapshot func(*policy.Policy) (*pack.Snapshot, error), notRun NotRun) (*Run, error) {
+	snap, err := snapshot(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := snapshot(pol)
+	if trigger != "" {
+		snap.Source.Trigger = trigger
+	}
+	snap.Source.Config = cfg.Origin
+	scanner, err := NewScanner(repo, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Trigger != "" {
-		snap.Source.Trigger = opts.Trigger
-	}
-	scanner, err := NewScanner(repo, pol)
+	out, err := build(ctx, repo, snap, cfg, scanner)
 	if err != nil {
 		return nil, err
 	}
-	out, err := build(ctx, repo, snap, pol, file, scanner)
-	if err != nil {
-		return nil, err
-	}
-	return complete(ctx, out, skipped)
+	return complete(ctx, out, notRun)
 }
 
 // complete runs the stages after the build: the per-commit history scan, the
-// verdict (with skipped checks reported as such) and the record.
-func complete(ctx context.Context, out *Outcome, skipped []audit.Check) (*Run, error) {
+// verdict (with the checks that did not run reported as such) and the
+// record.
+func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
 	history, herr := ScanHistory(ctx, out.Scanner, out.Snapshot)
 	v, err := Judge(ctx, out, history, herr)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range skipped {
+	for _, c := range notRun.Skipped {
 		v.Skip(c)
+	}
+	for _, cp := range out.Snapshot.Commits {
+		for _, f := range cp.Skipped {
+			v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryBlobSkipped,
+				Message: fmt.Sprintf("commit %s: %s is %d bytes, over limits.max_content_bytes %d: the per-commit secret scan did not read it",
+					short(cp.Commit), f.Path, f.Size, out.Policy.Limits.MaxContentBytes),
+				Details: map[string]any{"commit": cp.Commit, "path": f.Path, "bytes": f.Size, "limit": out.Policy.Limits.MaxContentBytes}})
+		}
+	}
+	if c := notRun.History; c != nil {
+		if out.Policy.HistoryUnavailableFails() {
+			c.Message += " (secrets.history_unavailable: warn in the policy reports this as skipped instead)"
+			v.Fail(*c)
+		} else {
+			v.Skip(*c)
+		}
 	}
 	v.Sort()
 	run := &Run{Outcome: out, History: history, Verdict: v}
@@ -132,7 +156,21 @@ func (r *Run) WriteNote() error {
 	if r.Snapshot.Source.Dirty {
 		return fmt.Errorf("--notes records commits: the work tree has uncommitted changes; pack --commit HEAD instead")
 	}
-	return transparency.WriteNote(r.Repo.Git(), plumbing.NewHash(head), r.RecordJSON)
+	// The record is bound to its parent's record as it is when the note is
+	// stored (another run may have stored it since this one read it): its
+	// previous, and so RecordJSON, may change here. Write the record's
+	// files after this.
+	return transparency.WriteRecordNote(r.Repo.Git(), plumbing.NewHash(head), func(previous string) ([]byte, error) {
+		if previous != r.Record.Previous {
+			r.Record.Previous = previous
+			data, err := r.Record.JSON()
+			if err != nil {
+				return nil, err
+			}
+			r.RecordJSON = data
+		}
+		return r.RecordJSON, nil
+	})
 }
 
 // Attestation returns the in-toto statement of the record, signed into a DSSE

@@ -189,49 +189,58 @@ func (r *Repo) commitPatches(ctx context.Context, commits []*object.Commit) ([]p
 		if err != nil {
 			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 		}
-		_, added, err := r.treeChanges(ctx, parentTree, tree)
+		_, added, skipped, err := r.treeChangesLimited(ctx, parentTree, tree, r.HistoryBlobLimit)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, pack.CommitPatch{Commit: c.Hash.String(), Files: added})
+		out = append(out, pack.CommitPatch{Commit: c.Hash.String(), Files: added, Skipped: skipped})
 	}
 	return out, nil
 }
 
 // treeFiles lists every entry of a tree, recursively, with lazy readers.
+// The tree is walked by hand: go-git's TreeWalker refuses names git
+// accepts (a control character in a name).
 func (r *Repo) treeFiles(ctx context.Context, tree *object.Tree) ([]pack.File, error) {
 	var files []pack.File
 	r.mu.Lock()
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		if err := ctx.Err(); err != nil {
-			r.mu.Unlock()
-			return nil, err
-		}
-		name, entry, err := walker.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			r.mu.Unlock()
-			return nil, fmt.Errorf("walk tree %s: %w", tree.Hash, err)
-		}
-		if entry.Mode == filemode.Dir {
-			continue
-		}
-		f := pack.File{Path: safePath(name), Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
-		if entry.Mode != filemode.Submodule {
-			if size, err := tree.Size(name); err == nil {
-				f.Size = size
+	defer r.mu.Unlock()
+	var walk func(prefix string, t *object.Tree) error
+	walk = func(prefix string, t *object.Tree) error {
+		for _, entry := range t.Entries {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
+			name := entry.Name
+			if prefix != "" {
+				name = prefix + "/" + name
+			}
+			if entry.Mode == filemode.Dir {
+				sub, err := r.git.TreeObject(entry.Hash)
+				if err != nil {
+					return fmt.Errorf("walk tree %s: %s: %w", tree.Hash, safePath(name), err)
+				}
+				if err := walk(name, sub); err != nil {
+					return err
+				}
+				continue
+			}
+			f := pack.File{Path: safePath(name), Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
+			if entry.Mode != filemode.Submodule {
+				if size, err := r.git.Storer.EncodedObjectSize(entry.Hash); err == nil {
+					f.Size = size
+				}
+			}
+			if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
+				f.Read = r.blobReader(entry.Hash)
+			}
+			files = append(files, f)
 		}
-		if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
-			f.Read = r.blobReader(entry.Hash)
-		}
-		files = append(files, f)
+		return nil
 	}
-	r.mu.Unlock()
+	if err := walk("", tree); err != nil {
+		return nil, err
+	}
 	sortFiles(files)
 	return files, nil
 }
@@ -258,7 +267,17 @@ func (r *Repo) blobReader(h plumbing.Hash) func(context.Context) ([]byte, error)
 	}
 }
 
+// readBlob reads a blob; a partial clone that lacks it fetches it (see
+// fetch.go).
 func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
+	data, err := r.readLocalBlob(h)
+	if err != nil && errors.Is(err, plumbing.ErrObjectNotFound) && r.Promisor() {
+		return r.catBlob(context.Background(), h)
+	}
+	return data, err
+}
+
+func (r *Repo) readLocalBlob(h plumbing.Hash) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, err := r.git.BlobObject(h)

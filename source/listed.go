@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -107,6 +108,11 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 		}
 		snap.Source.Base = base
 	}
+	for _, c := range changes {
+		if !TreePath(c.Path) || (c.OldPath != "" && !TreePath(c.OldPath)) {
+			return nil, fmt.Errorf("the change list names %q, which no git tree can hold (absolute, empty or dot elements, or a NUL): refusing it", clipName(c.Path+" "+c.OldPath))
+		}
+	}
 	snap.Changes = append([]pack.Change(nil), changes...)
 	sortChanges(snap.Changes)
 	snap.Source.Scope = scope
@@ -114,4 +120,13 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 		return nil, err
 	}
 	return snap, nil
+}
+
+// clipName bounds a name quoted in an error.
+func clipName(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
@@ -61,5 +63,31 @@ func TestShallowCloneAvailability(t *testing.T) {
 	}
 	if _, err := plain.TreeWithChanges(context.Background(), "HEAD", "", nil, policy.ScopeTree); err == nil {
 		t.Fatal("plain directory snapshot")
+	}
+}
+
+// TestListedChangesNamingImpossiblePaths is the regression case of an API
+// file list naming an absolute path: the change-scope walk recursed forever.
+func TestListedChangesNamingImpossiblePaths(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	head := g.Commit("a")
+	r := open(t, g.Dir)
+	for _, p := range []string{"/etc/passwd", "/", "a//b", "./a.txt", "../x", "a/../b", "a\x00b", ""} {
+		_, err := r.TreeWithChanges(context.Background(), head, "", []pack.Change{{Path: p, Status: "modified"}}, policy.ScopeChange)
+		if err == nil {
+			t.Errorf("%q: accepted", p)
+		}
+		// The walk itself never recurses on them either.
+		tree, _ := r.git.CommitObject(plumbing.NewHash(head))
+		tr, _ := tree.Tree()
+		if _, err := r.scopeFiles(context.Background(), tr, []pack.Change{{Path: p, Status: "modified"}, {Path: "x", OldPath: p, Status: "renamed"}}); err != nil {
+			t.Errorf("%q: scope walk: %v", p, err)
+		}
+	}
+	for _, p := range []string{"a.txt", "dir/.hidden", "we ird/ü", "back\\slash"} {
+		if !TreePath(p) {
+			t.Errorf("%q refused", p)
+		}
 	}
 }

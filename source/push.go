@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -99,6 +100,9 @@ func (r *Repo) scopeFiles(ctx context.Context, tree *object.Tree, changes []pack
 	dirs := map[string]bool{"": true}
 	wanted := map[string]bool{}
 	for _, c := range changes {
+		if !TreePath(c.Path) || (c.OldPath != "" && !TreePath(c.OldPath)) {
+			continue // no tree holds it (an API's list may name anything)
+		}
 		for _, p := range []string{c.Path, c.OldPath} {
 			if p == "" {
 				continue
@@ -150,7 +154,7 @@ func (r *Repo) scopeFiles(ctx context.Context, tree *object.Tree, changes []pack
 		}
 		for _, e := range sub.Entries {
 			if e.Mode != filemode.Dir && (d == "" || e.Name == pack.IgnoreFileName) {
-				wanted[path.Join(d, e.Name)] = true
+				wanted[path.Join(d, safePath(e.Name))] = true
 			}
 		}
 	}
@@ -186,9 +190,26 @@ func (r *Repo) scopeFiles(ctx context.Context, tree *object.Tree, changes []pack
 	return files, nil
 }
 
+// TreePath reports whether p can name an entry of a git tree: relative,
+// slash-separated, with no empty, "." or ".." element and no NUL. A change
+// list from elsewhere (GitHub's API) is checked with it before it is walked.
+func TreePath(p string) bool {
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// entryNamed finds the entry of t whose name is name, written as a snapshot
+// writes names (see safePath).
 func entryNamed(t *object.Tree, name string) *object.TreeEntry {
 	for i := range t.Entries {
-		if t.Entries[i].Name == name {
+		if t.Entries[i].Name == name || safePath(t.Entries[i].Name) == name {
 			return &t.Entries[i]
 		}
 	}

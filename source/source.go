@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +30,11 @@ type Repo struct {
 	// Name is the repository's name: the origin remote's last path element,
 	// else the directory name, so that clones name themselves alike.
 	Name string
-	git  *git.Repository // nil for a plain directory
+	// HistoryBlobLimit is the largest blob the per-commit patches read
+	// (0: no limit); a commit's change with a larger side is listed as
+	// skipped instead (pack.CommitPatch.Skipped).
+	HistoryBlobLimit int64
+	git              *git.Repository // nil for a plain directory
 	// mu serializes object reads: a go-git Repository is not safe for
 	// concurrent use.
 	mu sync.Mutex
@@ -172,23 +177,41 @@ func (r *Repo) StateDir() string {
 	return filepath.Join(filepath.Clean(gitDir), "ctxpack")
 }
 
-// safePath makes a path valid UTF-8 for JSON: each byte of an invalid
-// sequence becomes a visible \xNN escape (and a literal backslash stays as
-// it is unless it could be confused with one), so distinct names stay distinct
-// instead of collapsing into U+FFFD. Readers keep the real name.
+// safePath makes a path valid UTF-8 for JSON, reversibly (RawPath undoes
+// it): each byte of an invalid sequence becomes a visible \xNN escape, and
+// so does the backslash of a name that could otherwise be read as holding
+// such an escape (\x5c). Any other name — every valid UTF-8 name without
+// a "\xNN" in it — is itself, so distinct names stay distinct and none
+// collapses into U+FFFD.
 func safePath(p string) string {
-	if utf8.ValidString(p) {
+	if utf8.ValidString(p) && !hexEscape.MatchString(p) {
 		return p
 	}
 	var b strings.Builder
 	for i := 0; i < len(p); {
 		r, size := utf8.DecodeRuneInString(p[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\\':
 			fmt.Fprintf(&b, `\x%02x`, p[i])
-		} else {
+		default:
 			b.WriteString(p[i : i+size])
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// hexEscape is what safePath writes for one byte.
+var hexEscape = regexp.MustCompile(`\\x[0-9a-fA-F]{2}`)
+
+// RawPath returns the name git holds for a path of a snapshot or a pack
+// (the inverse of the escaping of names that are not valid UTF-8).
+func RawPath(p string) string {
+	if !hexEscape.MatchString(p) {
+		return p
+	}
+	return hexEscape.ReplaceAllStringFunc(p, func(m string) string {
+		n, _ := strconv.ParseUint(m[2:], 16, 8)
+		return string([]byte{byte(n)})
+	})
 }

@@ -21,6 +21,14 @@ import (
 // detected as go-git does (object.DetectRenames with the default options),
 // so the work is proportional to the change, not to the repository.
 func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
+	changes, added, _, err := r.treeChangesLimited(ctx, from, to, 0)
+	return changes, added, err
+}
+
+// treeChangesLimited is treeChanges that reads no blob over limit bytes
+// (0: no limit): a change with such a side is left out and listed as
+// skipped, with the size of its larger side.
+func (r *Repo) treeChangesLimited(ctx context.Context, from, to *object.Tree, limit int64) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
 	r.mu.Lock()
 	raw, err := r.diffTrees(ctx, from, to)
 	if err == nil {
@@ -28,18 +36,29 @@ func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.C
 	}
 	r.mu.Unlock()
 	if err != nil {
-		return nil, nil, fmt.Errorf("diff trees: %w", err)
+		return nil, nil, nil, fmt.Errorf("diff trees: %w", err)
 	}
 	var out []pack.Change
 	var added []pack.AddedLines
+	var skipped []pack.SkippedFile
 	for _, c := range raw {
+		if limit > 0 {
+			if size := r.largerSide(c); size > limit {
+				p := c.To.Name
+				if p == "" {
+					p = c.From.Name
+				}
+				skipped = append(skipped, pack.SkippedFile{Path: safePath(p), Size: size})
+				continue
+			}
+		}
 		fromSide, err := r.side(c.From)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		toSide, err := r.side(c.To)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		ch, lines := fileDiff(fromSide, toSide)
 		out = append(out, ch)
@@ -49,7 +68,23 @@ func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.C
 	}
 	sortChanges(out)
 	sort.Slice(added, func(i, j int) bool { return added[i].Path < added[j].Path })
-	return out, added, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return out, added, skipped, nil
+}
+
+// largerSide is the size of a change's larger blob, without reading it (0
+// when unknown: a partial clone that lacks it reads it to know).
+func (r *Repo) largerSide(c *object.Change) int64 {
+	var max int64
+	for _, e := range []object.ChangeEntry{c.From, c.To} {
+		if e.Name == "" || !e.TreeEntry.Mode.IsFile() {
+			continue
+		}
+		if n, err := r.blobSize(e.TreeEntry.Hash); err == nil && n > max {
+			max = n
+		}
+	}
+	return max
 }
 
 // diffTrees lists the file-level changes between two trees (either may be
