@@ -70,7 +70,7 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
 		}
-		sent, reds, err := b.redactAll(ctx, c.Path, text, spans)
+		sent, reds, err := b.redactAllWith(ctx, b.diffScan(), c.Path, text, spans)
 		if err != nil {
 			return nil, 0, err
 		}

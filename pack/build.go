@@ -401,6 +401,11 @@ type redactions struct {
 // it is clean. A text that stays dirty after three passes is an error: better
 // no pack than a leaking one.
 func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactSpan) (string, redactions, error) {
+	return b.redactAllWith(ctx, b.opts.Scanner.Scan, p, text, spans)
+}
+
+// redactAllWith is redactAll rescanning with scan (a diff's scan for a diff).
+func (b *builder) redactAllWith(ctx context.Context, scan func(context.Context, string, []byte) ([]Finding, error), p, text string, spans []redactSpan) (string, redactions, error) {
 	var out redactions
 	for pass := 0; pass < 3; pass++ {
 		if len(spans) > 0 {
@@ -411,7 +416,7 @@ func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactS
 		if pass == 0 && len(spans) == 0 {
 			return text, out, nil // the original scan found nothing; the truncated text is a subset
 		}
-		again, err := b.opts.Scanner.Scan(ctx, p, []byte(text))
+		again, err := scan(ctx, p, []byte(text))
 		if err != nil {
 			return "", out, fmt.Errorf("secret scan of %s: %w", p, err)
 		}

@@ -38,17 +38,20 @@ type DiffScanner interface {
 	ScanDiff(ctx context.Context, path string, diff []byte) ([]Finding, error)
 }
 
-// scanSentDiff scans the whole diff of path (with the scanner's
-// DiffScanner when it has one) and returns the findings in the part sent,
-// the kept spans of truncate, with their redaction spans in the sent text.
-func (b *builder) scanSentDiff(ctx context.Context, path, diff string, kept []span) ([]Finding, []redactSpan, error) {
-	var fs []Finding
-	var err error
+// diffScan is how a diff is scanned: the scanner's DiffScanner when it has
+// one, else its Scan.
+func (b *builder) diffScan() func(context.Context, string, []byte) ([]Finding, error) {
 	if ds, ok := b.opts.Scanner.(DiffScanner); ok {
-		fs, err = ds.ScanDiff(ctx, path, []byte(diff))
-	} else {
-		fs, err = b.opts.Scanner.Scan(ctx, path, []byte(diff))
+		return ds.ScanDiff
 	}
+	return b.opts.Scanner.Scan
+}
+
+// scanSentDiff scans the whole diff of path (diffScan) and returns the
+// findings in the part sent, the kept spans of truncate, with their
+// redaction spans in the sent text.
+func (b *builder) scanSentDiff(ctx context.Context, path, diff string, kept []span) ([]Finding, []redactSpan, error) {
+	fs, err := b.diffScan()(ctx, path, []byte(diff))
 	if err != nil {
 		return nil, nil, err
 	}

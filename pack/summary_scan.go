@@ -85,7 +85,7 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 		if sb.changes[i].Diff == c.Diff {
 			continue
 		}
-		findings, err := b.opts.Scanner.Scan(ctx, c.Path, []byte(c.Diff))
+		findings, err := b.diffScan()(ctx, c.Path, []byte(c.Diff))
 		if err != nil {
 			return false, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
 		}
