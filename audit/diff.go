@@ -228,10 +228,3 @@ func hunkRange(s string) (int, int, bool) {
 	}
 	return a, n, true
 }
-
-// IgnoresFingerprint reports whether .gitleaksignore lists fp; for findings
-// the caller fingerprints itself (a secret in a file name).
-func (s *Scanner) IgnoresFingerprint(fp string) bool {
-	_, ok := s.ignore[fp]
-	return ok
-}
