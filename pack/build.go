@@ -108,7 +108,9 @@ type entry struct {
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
 // type is selected by Select (seed 000's PackSelector), and the reason is
-// recorded in metadata.selection_reason.
+// recorded in metadata.selection_reason. First it replaces, in snap itself,
+// every file name that holds a secret (RedactNames), so the stages after it
+// (history scan, audit, record) see only redacted names too.
 func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 	if opts.Policy == nil {
 		opts.Policy = policy.Default()
