@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -125,7 +126,8 @@ func (a *auditor) secrets(ctx context.Context) {
 }
 
 // PackSecrets scans every string of a pack afresh: each content item and
-// diff under its path, everything else (manifest, summaries, paths,
+// diff under its path (a diff read as its file's lines), every file name the
+// way the builder reads names, everything else (manifest, summaries, paths,
 // metadata) as one document. found has one secret_unredacted check per
 // finding (never the value); failed has one internal check per document the
 // scanner could not scan, which a caller must treat as a failure.
@@ -147,8 +149,14 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 		rest.Changes[i].Diff = ""
 	}
 	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
+	nameFound, nameFailed := packNames(ctx, scanner, p)
+	found, failed = append(found, nameFound...), append(failed, nameFailed...)
 	for _, d := range docs {
-		findings, err := scanner.Scan(ctx, d.path, []byte(d.text))
+		scan := scanner.Scan
+		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
+			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
+		}
+		findings, err := scan(ctx, d.path, []byte(d.text))
 		if err != nil {
 			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),
@@ -159,6 +167,45 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
 				Message: fmt.Sprintf("unredacted secret in %s %s:%d (rule %s)", d.where, d.path, f.StartLine, f.RuleID),
 				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
+		}
+	}
+	return found, failed
+}
+
+// packNames scans every file name of the pack the way the builder does (a
+// token before ".txt" or "/" is found): a name holding a secret leaves in
+// the index, the changes, the ledger and every report. A check never
+// repeats the name.
+func packNames(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
+	set := map[string]bool{}
+	for _, e := range p.FileIndex {
+		set[e.Path] = true
+	}
+	for _, c := range p.Changes {
+		set[c.Path] = true
+		if c.OldPath != "" {
+			set[c.OldPath] = true
+		}
+	}
+	for _, it := range items(p) {
+		set[it.Path] = true
+	}
+	paths := make([]string, 0, len(set))
+	for n := range set {
+		if n != "" {
+			paths = append(paths, n)
+		}
+	}
+	sort.Strings(paths)
+	rules, err := pack.ScanNames(ctx, scanner, paths)
+	if err != nil {
+		return nil, []Check{{Kind: KindInternal, Code: CodeInternal, Message: "the secret scanner could not scan the file names: " + err.Error()}}
+	}
+	for _, n := range paths {
+		if r := rules[n]; len(r) > 0 {
+			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+				Message: fmt.Sprintf("a file name in the pack holds a secret (rule %s)", strings.Join(r, ", ")),
+				Details: map[string]any{"where": "name", "rule_id": r[0]}})
 		}
 	}
 	return found, failed

@@ -39,7 +39,9 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 			if p == "" || withheld != "" {
 				continue
 			}
-			if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
+			if b.nameWithheld(p) {
+				withheld = ReasonCredentials
+			} else if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
 				withheld = e.row.Reason
 			} else if !ok {
 				if r, _ := b.exclude.Reason(p); r != "" {
@@ -59,9 +61,9 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 			out = append(out, c)
 			continue
 		}
-		text, truncated := c.Diff, false
+		text, kept, truncated := c.Diff, []span{{0, len(c.Diff)}}, false
 		if bounded {
-			text, _, truncated = truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
+			text, kept, truncated = truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
 		} else if int64(len(text)) > l.MaxContentBytes {
 			_, hunks := splitDiff(text)
 			for _, h := range hunks {
@@ -76,15 +78,14 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 			out = append(out, c)
 			continue
 		}
-		findings, err := b.opts.Scanner.Scan(ctx, c.Path, []byte(text))
+		// The whole diff is scanned (its lines map to the file's), and what
+		// is found is redacted where it is sent; a finding in a part cut
+		// away was never sent.
+		findings, spans, err := b.scanSentDiff(ctx, c.Path, c.Diff, kept)
 		if err != nil {
 			return nil, 0, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
 		}
-		var spans []redactSpan
-		for _, f := range findings {
-			spans = append(spans, redactSpan{f.Start, f.End, f.RuleID})
-		}
-		sent, reds, err := b.redactAll(ctx, c.Path, text, spans)
+		sent, reds, err := b.redactAllWith(ctx, b.diffScan(), c.Path, text, spans)
 		if err != nil {
 			return nil, 0, err
 		}

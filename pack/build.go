@@ -120,7 +120,9 @@ type entry struct {
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
 // type is selected by Select (seed 000's PackSelector), and the reason is
-// recorded in metadata.selection_reason.
+// recorded in metadata.selection_reason. First it replaces, in snap itself,
+// every file name that holds a secret (RedactNames), so the stages after it
+// (history scan, audit, record) see only redacted names too.
 func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 	if opts.Policy == nil {
 		opts.Policy = policy.Default()
@@ -129,6 +131,7 @@ func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 		return nil, errors.New("build pack: no secret scanner: a pack is never built unscanned")
 	}
 	b := &builder{snap: snap, opts: opts, pol: opts.Policy}
+	b.changePack = len(snap.Changes) > 0 && b.pol.Pack.Type != policy.TypeSummary
 	return b.build(ctx)
 }
 
@@ -156,9 +159,17 @@ type builder struct {
 	changed map[string]bool
 	// intent is the pack's intent, bounded and scanned (nil: none).
 	intent *Intent
+	// changePack: the snapshot has changes and no Summary is asked for, so
+	// the pack is a change pack (change.go).
+	changePack bool
+	// redactedNames are the names RedactNames replaced (names.go).
+	redactedNames map[string]bool
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
+	if err := b.redactNames(ctx); err != nil {
+		return nil, err
+	}
 	if err := b.readIgnoreFiles(ctx); err != nil {
 		return nil, err
 	}
@@ -191,7 +202,7 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	// A change is packed for review: its diff, the code around it and its
 	// intent, within a token budget (change.go). A pack without changes (a
 	// clean work tree, a plain directory) packs the tree as it is.
-	changePack := len(b.snap.Changes) > 0 && b.pol.Pack.Type != policy.TypeSummary
+	changePack := b.changePack
 	readable := make(map[string]bool, len(b.entries))
 	for _, e := range b.entries {
 		// Manifests are read only when their content could leave anyway.
@@ -331,6 +342,8 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 		exclude(ReasonSymlink, "symlinks are never followed")
 	case f.Mode == ModeSubmodule:
 		exclude(ReasonSubmodule, "submodule content is not part of this repository")
+	case b.nameWithheld(f.Path):
+		exclude(ReasonCredentials, "secret in the file name")
 	default:
 		if r, d := b.exclude.Reason(f.Path); r != "" {
 			exclude(r, d)
@@ -393,9 +406,16 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}
 	var spans, whole []redactSpan
+	var sentFindings []Finding // a finding in lines truncation cut away was never sent
 	for _, f := range findings {
-		for _, s := range mapSpan(kept, f.Start, f.End) {
+		ms := mapSpan(kept, f.Start, f.End)
+		for _, s := range ms {
 			spans = append(spans, redactSpan{s.start, s.end, f.RuleID})
+		}
+		// A change pack may send any lines of a file as regions: every
+		// finding counts.
+		if len(ms) > 0 || b.changePack {
+			sentFindings = append(sentFindings, f)
 		}
 		whole = append(whole, redactSpan{f.Start, f.End, f.RuleID})
 	}
@@ -407,7 +427,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	all := append(findings, reds.extra...)
+	all := append(sentFindings, reds.extra...)
 	if len(all) > 0 {
 		action := b.secretAction()
 		for _, f := range all {
@@ -456,6 +476,11 @@ type redactions struct {
 // it is clean. A text that stays dirty after three passes is an error: better
 // no pack than a leaking one.
 func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactSpan) (string, redactions, error) {
+	return b.redactAllWith(ctx, b.opts.Scanner.Scan, p, text, spans)
+}
+
+// redactAllWith is redactAll rescanning with scan (a diff's scan for a diff).
+func (b *builder) redactAllWith(ctx context.Context, scan func(context.Context, string, []byte) ([]Finding, error), p, text string, spans []redactSpan) (string, redactions, error) {
 	var out redactions
 	for pass := 0; pass < 3; pass++ {
 		if len(spans) > 0 {
@@ -466,7 +491,7 @@ func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactS
 		if pass == 0 && len(spans) == 0 {
 			return text, out, nil // the original scan found nothing; the truncated text is a subset
 		}
-		again, err := b.opts.Scanner.Scan(ctx, p, []byte(text))
+		again, err := scan(ctx, p, []byte(text))
 		if err != nil {
 			return "", out, fmt.Errorf("secret scan of %s: %w", p, err)
 		}

@@ -542,6 +542,12 @@ func (b *builder) entryOf(ctx context.Context, p string) (*entry, error) {
 	if b.snap.Tree == nil {
 		return nil, nil
 	}
+	// A name holding a secret never leaves: such a file is simply not used.
+	if bad, err := ScanNames(ctx, b.opts.Scanner, []string{p}); err != nil {
+		return nil, fmt.Errorf("secret scan of the name %s: %w", p, err)
+	} else if len(bad) > 0 {
+		return nil, nil
+	}
 	f, ok, err := b.snap.Tree.File(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s from the head tree: %w", p, err)

@@ -355,7 +355,6 @@ func (b *builder) buildIntent(ctx context.Context, paths []string) (*Intent, err
 		in.Goal = in.Commits[0].Subject
 	}
 	deriveAcceptance(&in)
-	deriveMentioned(&in, paths)
 	action := b.secretAction()
 	for _, f := range intentFields(&in) {
 		findings, err := b.opts.Scanner.Scan(ctx, "(intent)", []byte(*f.text))
@@ -386,6 +385,22 @@ func (b *builder) buildIntent(ctx context.Context, paths []string) (*Intent, err
 		}
 	}
 	sort.SliceStable(in.Redactions, func(i, j int) bool { return in.Redactions[i].Field < in.Redactions[j].Field })
+	// Paths are looked for in the redacted texts, and a path whose name
+	// holds a secret is not named.
+	deriveMentioned(&in, paths)
+	if len(in.Mentioned) > 0 {
+		bad, err := ScanNames(ctx, b.opts.Scanner, in.Mentioned)
+		if err != nil {
+			return nil, fmt.Errorf("secret scan of the mentioned paths: %w", err)
+		}
+		kept := in.Mentioned[:0]
+		for _, p := range in.Mentioned {
+			if len(bad[p]) == 0 {
+				kept = append(kept, p)
+			}
+		}
+		in.Mentioned = kept
+	}
 	if in.Goal == "" && in.Task == nil && in.PullRequest == nil && len(in.Commits) == 0 {
 		return nil, nil
 	}
