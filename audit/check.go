@@ -342,6 +342,25 @@ func (a *auditor) repository(ctx context.Context) {
 	for i := range snap.Files {
 		files[snap.Files[i].Path] = &snap.Files[i]
 	}
+	// A change pack may carry files of the head tree beyond the listed
+	// scope (what the change calls, what calls it): each must be there.
+	var extra []string
+	if snap.Tree != nil {
+		for _, e := range a.p.FileIndex {
+			if _, ok := files[e.Path]; ok || strings.HasSuffix(e.Path, "/") {
+				continue
+			}
+			f, ok, err := snap.Tree.File(ctx, e.Path)
+			if err != nil {
+				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: fmt.Sprintf("read %s from the head tree: %v", e.Path, err)})
+				continue
+			}
+			if ok {
+				files[e.Path] = &f
+				extra = append(extra, e.Path)
+			}
+		}
+	}
 	for _, it := range items(a.p) {
 		f, ok := files[it.Path]
 		if !ok {
@@ -367,10 +386,11 @@ func (a *auditor) repository(ctx context.Context) {
 	}
 	// Every file is accounted for: an entry of its own, or counted by a
 	// condensed directory entry of a Summary pack.
-	paths := make([]string, len(snap.Files))
+	paths := make([]string, len(snap.Files), len(snap.Files)+len(extra))
 	for i, f := range snap.Files {
 		paths[i] = f.Path
 	}
+	paths = append(paths, extra...)
 	for _, problem := range pack.CheckIndex(a.p.FileIndex, paths) {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeChangeUnaccounted,
 			Message: "file index: " + problem})

@@ -315,6 +315,24 @@ func (a *allocation) assemble() {
 		}
 	}
 	b.fillIndex(p, contentBytes+diffBytes, truncatedFiles, dropped)
+	// A reviewer needs the files of the change and what is sent; the files
+	// left out as unrelated or boilerplate are counted by directory (the
+	// transparency record still lists each).
+	pinned := map[string]bool{}
+	for _, f := range b.added { // read from the tree: the audit checks each there
+		pinned[f.Path] = true
+	}
+	for _, e := range b.entries {
+		r := e.row.Reason
+		if e.row.Included || changed[e.file.Path] != nil || r != "" && r != ReasonSizeLimit && r != ReasonBoilerplate {
+			pinned[e.file.Path] = true
+		}
+	}
+	var st condenseStats
+	if p.FileIndex, st = condenseIndex(p.FileIndex, pinned, 1); st.entries > 0 {
+		p.Metadata.IndexCondensed = fmt.Sprintf("%s left out as unrelated to the change or as boilerplate %s listed as %s by top-level directory; the transparency record lists each",
+			count(st.files, "file", "files"), plural(st.files, "is", "are"), count(st.entries, "entry", "entries"))
+	}
 	p.Metadata.SelectionReason = b.selection.Reason
 	p.Budget.MaxTokens = a.budget
 	p.Budget.Cut = cut

@@ -189,7 +189,9 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	for _, e := range b.entries {
-		b.secrets = append(b.secrets, e.events...)
+		if !b.changePack { // a change pack reports what it uses (contentEvents)
+			b.secrets = append(b.secrets, e.events...)
+		}
 		b.notes = append(b.notes, e.notes...)
 	}
 	b.byPath = make(map[string]*entry, len(b.entries))
@@ -239,6 +241,9 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 				b.byPath[e.file.Path] = e
 			}
 			b.resetForSummary()
+			for _, e := range b.entries { // a Summary pack reports every file's
+				b.secrets = append(b.secrets, e.events...)
+			}
 			changes, _, err := b.changes(ctx, true)
 			if err != nil {
 				return nil, err

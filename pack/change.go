@@ -222,6 +222,7 @@ func (b *builder) buildChange(ctx context.Context, changes []Change, manifest Ma
 	if err := a.run(ctx); err != nil {
 		return nil, err
 	}
+	b.contentEvents()
 	return p, nil
 }
 
@@ -577,9 +578,19 @@ func (b *builder) addEntry(e *entry) {
 	b.entries = append(b.entries, nil)
 	copy(b.entries[i+1:], b.entries[i:])
 	b.entries[i] = e
-	b.secrets = append(b.secrets, e.events...)
 	b.notes = append(b.notes, e.notes...)
 	b.added = append(b.added, *e.file)
+}
+
+// contentEvents reports the secrets of the files a change pack uses
+// (included, or kept out because of the secret): a file listed or read
+// only to look for a relation, and then not sent, had nothing leave.
+func (b *builder) contentEvents() {
+	for _, e := range b.entries {
+		if e.row.Included || e.row.Reason == ReasonCredentials {
+			b.secrets = append(b.secrets, e.events...)
+		}
+	}
 }
 
 // addIgnoreFilesFor reads the .ctxpackignore files on the way to p that
@@ -665,7 +676,6 @@ func (b *builder) regionText(ctx context.Context, e *entry, start, end int) (str
 	for _, f := range reds.extra {
 		f.Path = e.file.Path
 		e.events = append(e.events, SecretEvent{Finding: f, Where: "content", Action: SecretRedacted})
-		b.secrets = append(b.secrets, SecretEvent{Finding: f, Where: "content", Action: SecretRedacted})
 	}
 	out := make([]Redaction, len(reds.list))
 	for i, r := range reds.list {

@@ -309,48 +309,41 @@ func bigRepo(t *testing.T, n int) *gittest.Repo {
 	return g
 }
 
-// A repository over the Full limits gets a Summary pack that fits, with the
-// reason recorded, the index condensed and every changed file listed.
-func TestSummaryOverFullLimitsFits(t *testing.T) {
+// A change in a large tree: the change pack fits tier cheap by listing the
+// files it leaves out by directory; a Summary pack asked for fits too, its
+// index condensed. Both account for every file.
+func TestLargeTreeFitsTheTier(t *testing.T) {
 	g := bigRepo(t, 600)
-	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Tier: "cheap"})
-	if p.Type != "summary" || !regexp.MustCompile(`^the change pack's listing alone \(file index, changes, manifest\) is [\d,]+ characters, over tier cheap's ceiling of 25,000$`).MatchString(p.Metadata.SelectionReason) {
-		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
-	}
-	if n := utf8.RuneCount(out.Result.JSON); n > 25000 || n != p.Budget.UsedChars || p.Budget.MaxChars != 25000 {
-		t.Fatalf("%d characters, budget %+v", n, p.Budget)
-	}
-	if p.Metadata.IndexCondensed == "" || !p.Budget.Truncated {
-		t.Fatalf("index not condensed: %d entries, metadata %+v", len(p.FileIndex), p.Metadata)
-	}
-	if !regexp.MustCompile(`^file index condensed by directory to fit tier cheap \(25,000 characters\) and max_content_bytes 512,000: [\d,]+ of 603 files are listed as [\d,]+ directory entries`).MatchString(p.Metadata.IndexCondensed) {
-		t.Errorf("index_condensed = %q", p.Metadata.IndexCondensed)
-	}
-	var paths []string
-	for _, f := range out.Snapshot.Files {
-		paths = append(paths, f.Path)
-	}
-	if problems := pack.CheckIndex(p.FileIndex, paths); len(problems) > 0 {
-		t.Errorf("the condensed index does not account for the files: %q", problems)
-	}
-	if len(p.Changes) != 3 {
-		t.Errorf("changes = %d", len(p.Changes))
-	}
-	for _, c := range p.Changes {
-		if e, ok := index(p)[c.Path]; !ok || !e.Included {
-			t.Errorf("changed file %s not listed individually: %+v", c.Path, e)
+	for _, typ := range []string{"auto", "summary"} {
+		out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Tier: "cheap", Type: typ})
+		want := map[string]string{"auto": "full", "summary": "summary"}[typ]
+		if p.Type != want {
+			t.Fatalf("%s: type %s, reason %q", typ, p.Type, p.Metadata.SelectionReason)
 		}
-	}
-	// Tokens: the whole tree's index is over a change pack's token budget.
-	out, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", MaxContentBytes: 30000, MaxFiles: 1000})
-	if p.Type != "summary" || !regexp.MustCompile(`^the change pack's listing alone \(file index, changes, manifest\) is [\d,]+ tokens, over its budget of 6,000$`).MatchString(p.Metadata.SelectionReason) {
-		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
-	}
-	if len(out.Result.JSON) > 30000 {
-		t.Fatalf("summary is %d bytes, over max_content_bytes", len(out.Result.JSON))
-	}
-	if p.Metadata.IndexCondensed == "" {
-		t.Error("index not condensed")
+		if n := utf8.RuneCount(out.Result.JSON); n > 25000 || n != p.Budget.UsedChars || p.Budget.MaxChars != 25000 {
+			t.Fatalf("%s: %d characters, budget %+v", typ, n, p.Budget)
+		}
+		if p.Metadata.IndexCondensed == "" {
+			t.Fatalf("%s: index not condensed: %d entries", typ, len(p.FileIndex))
+		}
+		var paths []string
+		for _, f := range out.Snapshot.Files {
+			paths = append(paths, f.Path)
+		}
+		for _, f := range out.Result.Added {
+			paths = append(paths, f.Path)
+		}
+		if problems := pack.CheckIndex(p.FileIndex, paths); len(problems) > 0 {
+			t.Errorf("%s: the condensed index does not account for the files: %q", typ, problems)
+		}
+		if len(p.Changes) != 3 {
+			t.Errorf("%s: changes = %d", typ, len(p.Changes))
+		}
+		for _, c := range p.Changes {
+			if e, ok := index(p)[c.Path]; !ok || !e.Included {
+				t.Errorf("%s: changed file %s not listed individually: %+v", typ, c.Path, e)
+			}
+		}
 	}
 }
 
@@ -463,5 +456,27 @@ func TestSummaryEdgeSources(t *testing.T) {
 	_, p = build(t, pipeline.PackOptions{Dir: dir, Type: "summary", Tier: "cheap"})
 	if len(p.Changes) != 1 || p.KeyFilesSummary[0].Path != "web/src/util/currency.ts" || !equal(p.KeyFilesSummary[0].Exports, []string{"const RATES", "const BASE"}) {
 		t.Fatalf("worktree summary: changes %+v, first summary %+v", p.Changes, p.KeyFilesSummary[0])
+	}
+}
+
+// A change whose listing alone (its changed files) is over the token budget
+// falls back to a Summary pack, which condenses it, and says why.
+func TestChangeListingOverBudgetIsSummarised(t *testing.T) {
+	g := gittest.New(t)
+	for i := range 400 {
+		g.Write(fmt.Sprintf("pkg%02d/file%03d.go", i%20, i), fmt.Sprintf("package pkg%02d\n\nconst C%d = %d\n", i%20, i, i))
+	}
+	g.Commit("four hundred files")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	if p.Type != "summary" || !regexp.MustCompile(`^the change pack's listing alone \(file index, changes, manifest\) is [\d,]+ tokens, over its budget of [\d,]+$`).MatchString(p.Metadata.SelectionReason) {
+		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
+	}
+	if p.Intent == nil || len(p.Intent.Commits) != 1 || p.Intent.Commits[0].Subject != "four hundred files" {
+		t.Fatalf("intent = %+v", p.Intent)
+	}
+	// Asked for a full pack, it is the listing and what fits, marked truncated.
+	_, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full"})
+	if p.Type != "full" || !p.Budget.Truncated {
+		t.Fatalf("type %s, budget %+v", p.Type, p.Budget)
 	}
 }
