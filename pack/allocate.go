@@ -189,7 +189,7 @@ func (a *allocation) assemble() {
 		e.role = ""
 	}
 	var cut []string
-	cutCount := 0
+	cutCount, otherCut := 0, 0
 	noteCut := func(s string) {
 		cutCount++
 		if len(cut) < maxCutNotes {
@@ -215,7 +215,11 @@ func (a *allocation) assemble() {
 		}
 		if !u.accepted {
 			dropped++
-			noteCut(u.describe())
+			if u.class <= classImport {
+				noteCut(u.describe())
+			} else {
+				otherCut++
+			}
 			continue
 		}
 		it := b.regionItem(u)
@@ -319,8 +323,10 @@ func (a *allocation) assemble() {
 	// left out as unrelated or boilerplate are counted by directory (the
 	// transparency record still lists each).
 	pinned := map[string]bool{}
-	for _, f := range b.added { // read from the tree: the audit checks each there
-		pinned[f.Path] = true
+	for _, e := range b.listedEntries() {
+		if e.fromTree { // read from the tree: the audit checks each there
+			pinned[e.file.Path] = true
+		}
 	}
 	for _, e := range b.entries {
 		r := e.row.Reason
@@ -339,10 +345,15 @@ func (a *allocation) assemble() {
 	if cutCount > len(cut) {
 		p.Budget.Cut = append(p.Budget.Cut, fmt.Sprintf("… and %s more", th(cutCount-len(cut))))
 	}
+	if otherCut > 0 {
+		p.Budget.Cut = append(p.Budget.Cut, fmt.Sprintf("%s not sent (key files and other files of the snapshot, after everything related to the change)", count(otherCut, "file", "files")))
+	}
+	// The directory tree describes a repository, not a change.
+	p.Metadata.DirectoryTree = nil
 	// The budget was short only if it cut something; a region is the
 	// change's own shape, not a cut.
-	p.Budget.Truncated = cutCount > 0
-	p.Metadata.TruncationApplied = cutCount > 0 || truncatedFiles > 0
+	p.Budget.Truncated = cutCount+otherCut > 0
+	p.Metadata.TruncationApplied = cutCount+otherCut > 0 || truncatedFiles > 0
 }
 
 func anyKept(st *changeState) bool {

@@ -274,7 +274,7 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 	byReason := map[Reason]int{}
 	included := 0
 	var encodings []EncodingNote
-	for _, e := range b.entries {
+	for _, e := range b.listedEntries() {
 		ie := e.index
 		ie.Included = e.row.Included
 		if !e.row.Included {
@@ -301,8 +301,9 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 		p.FileIndex = append(p.FileIndex, ie)
 	}
 	var totalSize int64
-	files := make([]File, len(b.entries))
-	for i, e := range b.entries {
+	listed := b.listedEntries()
+	files := make([]File, len(listed))
+	for i, e := range listed {
 		files[i] = *e.file
 		totalSize += e.file.Size
 	}
@@ -312,9 +313,9 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 		SelectionReason:    b.selection.Reason,
 		CreatedAt:          b.snap.Time.UTC().Format("2006-01-02T15:04:05Z"),
 		SourceRoot:         b.snap.Source.Repository,
-		TotalFilesScanned:  len(b.entries),
+		TotalFilesScanned:  len(listed),
 		FilesIncluded:      included,
-		FilesExcluded:      len(b.entries) - included,
+		FilesExcluded:      len(listed) - included,
 		TotalContentBytes:  contentBytes,
 		TruncationApplied:  truncatedFiles > 0 || dropped > 0,
 		TruncatedFiles:     truncatedFiles,

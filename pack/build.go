@@ -116,6 +116,8 @@ type entry struct {
 	sentParts []string
 	// budgetCut marks a size_limit reason set by the change budget.
 	budgetCut bool
+	// fromTree marks a file read from the head tree beyond the snapshot.
+	fromTree bool
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -314,11 +316,27 @@ func (b *builder) result(p *Pack) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes, Added: b.added}
-	for _, e := range b.entries {
+	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes}
+	for _, e := range b.listedEntries() {
 		res.Ledger = append(res.Ledger, e.row)
+		if e.fromTree {
+			res.Added = append(res.Added, *e.file)
+		}
 	}
 	return res, nil
+}
+
+// listedEntries are the files the pack describes: the snapshot's, and those
+// of the head tree a change pack sends (a file read only to look for a
+// relation, and not sent, was never part of what the pack describes).
+func (b *builder) listedEntries() []*entry {
+	out := make([]*entry, 0, len(b.entries))
+	for _, e := range b.entries {
+		if !e.fromTree || e.row.Included {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (b *builder) readIgnoreFiles(ctx context.Context) error {

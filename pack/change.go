@@ -74,7 +74,7 @@ const (
 	// hunkSummaryTokens is what a hunk's summary costs in the pack.
 	hunkSummaryTokens = 30
 	// maxCutNotes bounds budget.cut.
-	maxCutNotes = 40
+	maxCutNotes = 20
 )
 
 // changeState is one change with its hunks.
@@ -580,6 +580,7 @@ func (b *builder) addEntry(e *entry) {
 	b.entries[i] = e
 	b.notes = append(b.notes, e.notes...)
 	b.added = append(b.added, *e.file)
+	e.fromTree = true
 }
 
 // contentEvents reports the secrets of the files a change pack uses

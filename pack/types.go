@@ -226,7 +226,7 @@ type Budget struct {
 	// sized to the change).
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Cut lists what the budget left out (hunks are summarised in their
-	// change's omitted_hunks), up to 40 entries and a count of the rest.
+	// change's omitted_hunks), up to 20 entries and a count of the rest.
 	Cut []string `json:"cut,omitempty"`
 }
 
