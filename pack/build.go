@@ -195,11 +195,8 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err
 	}
-	allPaths, err := b.treePaths(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if b.intent, err = b.buildIntent(ctx, allPaths); err != nil {
+	var err error
+	if b.intent, err = b.buildIntent(ctx); err != nil {
 		return nil, err
 	}
 	listed, secretsBefore := append([]*entry(nil), b.entries...), len(b.secrets)
