@@ -32,6 +32,7 @@ func (r *runner) pack(ctx context.Context) (*packed, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close()
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository: add actions/checkout before ctxpack (or set working-directory)", r.dir)
 	}
@@ -87,6 +88,7 @@ func (r *runner) execute(ctx context.Context, opts pipeline.PackOptions) (*packe
 	if err != nil {
 		return nil, err
 	}
+	run.Close() // everything it read is in the run
 	return &packed{run: run}, nil
 }
 

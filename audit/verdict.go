@@ -38,7 +38,11 @@ const (
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
 	CodeHistorySkipped    = "history_scan_skipped"
-	CodeInternal          = "internal_error"
+	// CodeContentUnavailable is a changed file whose content the
+	// repository could not provide (a partial clone's blob its promisor
+	// remote could not send): the change was not checked.
+	CodeContentUnavailable = "content_unavailable"
+	CodeInternal           = "internal_error"
 )
 
 // Check is one failed (or warned, or skipped) check, in seed 001's error

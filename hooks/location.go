@@ -47,6 +47,7 @@ func Locate(dir string) (*Location, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close()
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not inside a git repository", dir)
 	}

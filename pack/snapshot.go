@@ -23,7 +23,8 @@ type File struct {
 	Path string
 	Size int64
 	Mode Mode
-	// Blob is the git blob id of the content, when known without reading it.
+	// Blob is the git blob id of the content, when known without reading it
+	// (40 hex digits, or 64 in a SHA-256 repository).
 	Blob string
 	// Read returns the file's bytes; nil for symlinks and submodules.
 	Read func(ctx context.Context) ([]byte, error)
@@ -49,6 +50,10 @@ type Snapshot struct {
 type CommitPatch struct {
 	Commit string
 	Files  []AddedLines
+	// Unread lists the files whose added lines could not be read (content
+	// a partial clone could not fetch): the commit's history scan is
+	// incomplete without them.
+	Unread []string
 }
 
 // AddedLines is the lines a commit added to one file, with their line numbers

@@ -39,6 +39,7 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 			return nil, err
 		}
 		if pol, _, err = policy.Find(repo.Root); err != nil {
+			repo.Close()
 			return nil, err
 		}
 	default:
@@ -49,6 +50,7 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 			return nil, err
 		}
 	}
+	defer repo.Close()
 	var scanner *audit.Scanner
 	if repo != nil {
 		scanner, err = NewScanner(repo, pol)

@@ -9,7 +9,6 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TriggerPrePush is the trigger of packs the pre-push hook builds.
@@ -26,7 +25,8 @@ type Pusher struct {
 }
 
 // NewPusher loads the policy and scanner of an opened repository (reusing
-// it: go-git loads a pack's whole index on first use). Only PolicyFile and
+// it: go-git loads a pack's whole index on first use, the git CLI backend
+// starts its cat-file process). Only PolicyFile and
 // the policy overrides of opts are used.
 func NewPusher(repo *source.Repo, opts PackOptions) (*Pusher, error) {
 	if opts.Commit != "" || opts.Base != "" || opts.Head != "" {
@@ -49,10 +49,10 @@ func NewPusher(repo *source.Repo, opts PackOptions) (*Pusher, error) {
 // PushTarget is one ref of a push.
 type PushTarget struct {
 	// Head is the commit the ref will point to.
-	Head plumbing.Hash
+	Head source.ObjectID
 	// Known are commits the remote has: the ref's old value for an update,
 	// the remote's tracking refs for a new ref.
-	Known []plumbing.Hash
+	Known []source.ObjectID
 	// Ref is the remote ref being updated (refs/heads/main, refs/tags/v1).
 	Ref string
 }

@@ -32,7 +32,12 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return complete(ctx, out, nil)
+	run, err := complete(ctx, out, nil)
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	return run, nil
 }
 
 // ExecuteSnapshot runs the pipeline of Execute on a snapshot the caller
@@ -113,6 +118,9 @@ func (r *Run) previousDigest() (string, error) {
 	if !r.Repo.IsGit() || head == "" {
 		return "", nil
 	}
+	if r.Repo.Git() == nil { // a repository only the git CLI reads
+		return r.previousDigestCLI(head)
+	}
 	d, err := transparency.PreviousDigest(r.Repo.Git(), plumbing.NewHash(head))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", nil // a shallow clone lacks the parent whose note would be read
@@ -132,7 +140,30 @@ func (r *Run) WriteNote() error {
 	if r.Snapshot.Source.Dirty {
 		return fmt.Errorf("--notes records commits: the work tree has uncommitted changes; pack --commit HEAD instead")
 	}
+	if r.Repo.Git() == nil {
+		return r.Repo.WriteNote(context.Background(), string(transparency.NotesRef), source.ObjectID(head), r.RecordJSON)
+	}
 	return transparency.WriteNote(r.Repo.Git(), plumbing.NewHash(head), r.RecordJSON)
+}
+
+// previousDigestCLI is previousDigest through the git CLI.
+func (r *Run) previousDigestCLI(head string) (string, error) {
+	ctx := context.Background()
+	c, err := r.Repo.ReadCommit(ctx, source.ObjectID(head))
+	if err != nil {
+		return "", fmt.Errorf("read the parent's record from refs/notes/ctxpack: %w", err)
+	}
+	if len(c.Parents) == 0 {
+		return "", nil
+	}
+	data, ok, err := r.Repo.ReadNote(ctx, string(transparency.NotesRef), c.Parents[0])
+	if err != nil {
+		return "", fmt.Errorf("read the parent's record from refs/notes/ctxpack: %w", err)
+	}
+	if !ok {
+		return "", nil
+	}
+	return transparency.DigestOf(data), nil
 }
 
 // Attestation returns the in-toto statement of the record, signed into a DSSE

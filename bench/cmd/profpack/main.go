@@ -53,6 +53,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	defer run.Close()
 	if err := os.WriteFile(*out, run.Result.JSON, 0o644); err != nil {
 		fail(err)
 	}
