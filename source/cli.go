@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -51,14 +50,7 @@ func (b *cliBackend) objectFormat() string { return b.format }
 // explicitly, no prompt for credentials (a lazy fetch must fail, not
 // hang), no optional lock taken by a read.
 func (b *cliBackend) env() []string {
-	env := make([]string, 0, len(os.Environ())+5)
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GIT_DIR=") || strings.HasPrefix(kv, "GIT_WORK_TREE=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "GIT_DIR="+b.gitDir, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	env := append(gitEnv(), "GIT_DIR="+b.gitDir, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
 	if b.root != "" {
 		env = append(env, "GIT_WORK_TREE="+b.root)
 	}

@@ -96,6 +96,9 @@ func OpenWith(dir string, o OpenOptions) (*Repo, error) {
 		return nil, fmt.Errorf("open %s: not a directory", dir)
 	}
 	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) { // or a bare repository: dir itself
+		r, err = git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	}
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return &Repo{Root: abs, Name: filepath.Base(abs)}, nil
 	}
@@ -137,13 +140,18 @@ func openGoGitRepo(r *git.Repository) (*Repo, error) {
 			repo.Root = fs.Root()
 		}
 	}
-	repo.Name = filepath.Base(repo.Root)
-	if name := originName(r); name != "" {
-		repo.Name = name
-	}
 	if repo.gitDir, repo.commonDir, err = gitDirs(repo.Root, repo.bare); err != nil {
 		b.close()
 		return nil, err
+	}
+	repo.Name = filepath.Base(repo.Root)
+	if name := originName(r); name != "" {
+		repo.Name = name
+	} else if hasIncludes(filepath.Join(repo.commonDir, "config")) {
+		// go-git does not follow include.path and includeIf: ask git.
+		if name := cliOriginName(context.Background(), repo.Root); name != "" {
+			repo.Name = name
+		}
 	}
 	return repo, nil
 }
@@ -182,12 +190,7 @@ func truthy(s string) bool {
 
 // openCLI opens the repository around dir through the git CLI.
 func openCLI(ctx context.Context, dir string) (*Repo, error) {
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_DIR=") && !strings.HasPrefix(kv, "GIT_WORK_TREE=") {
-			env = append(env, kv)
-		}
-	}
+	env := gitEnv()
 	out, err := runGit(ctx, env, dir, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir")
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {

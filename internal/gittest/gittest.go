@@ -29,12 +29,31 @@ func New(t testing.TB) *Repo {
 // Init creates an empty repository in dir.
 func Init(t testing.TB, dir string) *Repo {
 	t.Helper()
+	return InitWith(t, dir)
+}
+
+// NewWith creates an empty repository in a temp directory with extra
+// git init arguments (--object-format=sha256).
+func NewWith(t testing.TB, initArgs ...string) *Repo {
+	t.Helper()
+	return InitWith(t, t.TempDir(), initArgs...)
+}
+
+// InitWith creates an empty repository in dir with extra git init arguments.
+func InitWith(t testing.TB, dir string, initArgs ...string) *Repo {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r := &Repo{t: t, Dir: dir}
-	r.Git("init", "-q", "-b", "main")
+	r.Git(append([]string{"init", "-q", "-b", "main"}, initArgs...)...)
 	return r
+}
+
+// At is the repository (a clone, a linked worktree) the test made in dir,
+// its commits continuing from r's clock.
+func (r *Repo) At(dir string) *Repo {
+	return &Repo{t: r.t, Dir: dir, tick: r.tick}
 }
 
 // Env is the environment git runs with: no user or system config, fixed identity.
