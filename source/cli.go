@@ -39,8 +39,6 @@ type cliBackend struct {
 	// promisorDown is set once the promisor remote failed to provide an
 	// object: later reads do not try again (GIT_NO_LAZY_FETCH, git ≥ 2.44).
 	promisorDown bool
-	// lastUntracked is what the last index call's git status listed.
-	lastUntracked []string
 }
 
 func (b *cliBackend) name() string         { return "git" }
@@ -421,16 +419,17 @@ func idLines(out []byte) []ObjectID {
 	return ids
 }
 
-// index lists the index (git ls-files -s -t) with each entry's work-tree
-// state from git status: an entry status does not report is clean.
-func (b *cliBackend) index(ctx context.Context) ([]indexEntry, error) {
+// worktree lists the index (git ls-files -s -t) with each entry's
+// work-tree state from git status (an entry status does not report is
+// clean), and the untracked files git status lists.
+func (b *cliBackend) worktree(ctx context.Context) ([]indexEntry, []string, error) {
 	out, err := b.run(ctx, nil, "ls-files", "-s", "-t", "-z")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dirty, err := b.status(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var entries []indexEntry
 	for _, rec := range bytes.Split(out, []byte{0}) {
@@ -441,11 +440,11 @@ func (b *cliBackend) index(ctx context.Context) ([]indexEntry, error) {
 		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
 		f := strings.Fields(string(meta))
 		if !ok || len(f) != 4 {
-			return nil, fmt.Errorf("git ls-files: unexpected line %q", rec)
+			return nil, nil, fmt.Errorf("git ls-files: unexpected line %q", rec)
 		}
 		mode, err := filemode.New(f[1])
 		if err != nil {
-			return nil, fmt.Errorf("git ls-files: %q: %w", rec, err)
+			return nil, nil, fmt.Errorf("git ls-files: %q: %w", rec, err)
 		}
 		stage, _ := strconv.Atoi(f[3])
 		p := string(path)
@@ -453,10 +452,7 @@ func (b *cliBackend) index(ctx context.Context) ([]indexEntry, error) {
 		e.Clean = stage == 0 && !e.SkipWorktree && !dirty.modified[p]
 		entries = append(entries, e)
 	}
-	b.mu.Lock()
-	b.lastUntracked = dirty.untracked
-	b.mu.Unlock()
-	return entries, nil
+	return entries, dirty.untracked, nil
 }
 
 type worktreeStatus struct {
@@ -493,13 +489,6 @@ func (b *cliBackend) status(ctx context.Context) (*worktreeStatus, error) {
 		}
 	}
 	return st, nil
-}
-
-func (b *cliBackend) untracked(ctx context.Context, tracked map[string]bool) ([]string, error) {
-	b.mu.Lock()
-	u := b.lastUntracked
-	b.mu.Unlock()
-	return u, nil
 }
 
 // catFile is one long-lived `git cat-file --batch` (or --batch-check)

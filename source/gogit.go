@@ -31,25 +31,25 @@ type gogitBackend struct {
 
 // openGoGit opens the repository go-git found (opened) again over a
 // storage that keeps its pack files open.
-func openGoGit(opened *git.Repository, root string) (*gogitBackend, error) {
+func openGoGit(opened *git.Repository) (*gogitBackend, error) {
 	fs, ok := opened.Storer.(*filesystem.Storage)
 	if !ok {
 		return nil, errors.New("go-git opened an unexpected storage")
 	}
 	st := filesystem.NewStorageWithOptions(fs.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
-	var repo *git.Repository
+	b := &gogitBackend{storage: st}
 	var err error
 	if w, werr := opened.Worktree(); werr == nil {
-		repo, err = git.Open(st, w.Filesystem)
+		b.root = w.Filesystem.Root()
+		b.repo, err = git.Open(st, w.Filesystem)
 	} else {
-		repo, err = git.Open(st, nil)
-		root = ""
+		b.repo, err = git.Open(st, nil)
 	}
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	return &gogitBackend{repo: repo, storage: st, root: root}, nil
+	return b, nil
 }
 
 func (b *gogitBackend) name() string         { return "go-git" }
@@ -225,17 +225,20 @@ func (b *gogitBackend) revList(ctx context.Context, head ObjectID, exclude []Obj
 	return revListWalk(ctx, loader(b), head, exclude)
 }
 
-// index reads the index; an entry is clean when the work tree's file has
-// the size and modification time the index recorded (git's own test).
-func (b *gogitBackend) index(ctx context.Context) ([]indexEntry, error) {
+// worktree reads the index (an entry is clean when the work tree's file
+// has the size and modification time the index recorded, git's own test)
+// and walks the work tree for untracked files, with .gitignore semantics.
+func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, error) {
 	b.mu.Lock()
 	idx, err := b.repo.Storer.Index()
 	b.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]indexEntry, 0, len(idx.Entries))
+	tracked := make(map[string]bool, len(idx.Entries))
 	for _, e := range idx.Entries {
+		tracked[e.Name] = true
 		ie := indexEntry{Path: e.Name, Mode: e.Mode, ID: ObjectID(e.Hash.String()), Stage: int(e.Stage), SkipWorktree: e.SkipWorktree}
 		if e.Stage == index.Merged && !e.SkipWorktree && !e.ModifiedAt.IsZero() {
 			fi, err := os.Lstat(filepath.Join(b.root, filepath.FromSlash(e.Name)))
@@ -243,21 +246,17 @@ func (b *gogitBackend) index(ctx context.Context) ([]indexEntry, error) {
 		}
 		out = append(out, ie)
 	}
-	return out, nil
-}
-
-func (b *gogitBackend) untracked(ctx context.Context, tracked map[string]bool) ([]string, error) {
 	files, err := walkTree(ctx, b.root, tracked, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]string, 0, len(files))
+	untracked := make([]string, 0, len(files))
 	for _, f := range files {
 		p := f.rel
 		if f.nested {
 			p += "/"
 		}
-		out = append(out, p)
+		untracked = append(untracked, p)
 	}
-	return out, nil
+	return out, untracked, nil
 }

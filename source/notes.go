@@ -14,7 +14,7 @@ import (
 // ReadNote returns the note of commit under the notes ref (the exact bytes
 // of its blob); ok is false when there is none.
 func (r *Repo) ReadNote(ctx context.Context, notesRef string, commit ObjectID) (data []byte, ok bool, err error) {
-	b, isCLI := r.b.(*cliBackend)
+	b, isCLI := r.cli()
 	if !isCLI {
 		return nil, false, errors.New("notes of this repository are read with go-git (package transparency)")
 	}
@@ -38,7 +38,7 @@ func (r *Repo) ReadNote(ctx context.Context, notesRef string, commit ObjectID) (
 // no-op. The notes commit is made by `git notes` as the configured user
 // (ctxpack when none is), at SOURCE_DATE_EPOCH when it is set.
 func (r *Repo) WriteNote(ctx context.Context, notesRef string, commit ObjectID, data []byte) error {
-	b, isCLI := r.b.(*cliBackend)
+	b, isCLI := r.cli()
 	if !isCLI {
 		return errors.New("notes of this repository are written with go-git (package transparency)")
 	}
@@ -64,6 +64,17 @@ func (r *Repo) WriteNote(ctx context.Context, notesRef string, commit ObjectID, 
 		return fmt.Errorf("write the note of %s in %s: %w", commit.Short(), notesRef, err)
 	}
 	return nil
+}
+
+// cli is the git CLI backend, when it reads the repository's objects.
+func (r *Repo) cli() (*cliBackend, bool) {
+	switch b := r.b.(type) {
+	case *cliBackend:
+		return b, true
+	case *routedBackend:
+		return b.cliBackend, true
+	}
+	return nil, false
 }
 
 // ReadCommit reads a commit: its tree, parents and committer time.

@@ -126,10 +126,9 @@ type backend interface {
 	// revList is `git rev-list head --not exclude…`, in no particular
 	// order; exclude must name commits present in the repository.
 	revList(ctx context.Context, head ObjectID, exclude []ObjectID) ([]ObjectID, error)
-	// index lists the index, and untracked lists the files git neither
+	// worktree lists the index, and the untracked files: those git neither
 	// tracks nor ignores (a nested repository as "dir/").
-	index(ctx context.Context) ([]indexEntry, error)
-	untracked(ctx context.Context, tracked map[string]bool) ([]string, error)
+	worktree(ctx context.Context) (index []indexEntry, untracked []string, err error)
 	// hashBlob is the object id of a blob with this content.
 	hashBlob(data []byte) ObjectID
 	close() error

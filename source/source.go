@@ -8,7 +8,9 @@ package source
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"io"
 	"fmt"
 	"net/url"
 	"os"
@@ -35,8 +37,9 @@ type Repo struct {
 	// Name is the repository's name: the origin remote's last path element,
 	// else the directory name, so that clones name themselves alike.
 	Name string
-	// b reads the repository; nil for a plain directory.
-	b                 backend
+	// b reads the repository; nil for a plain directory. wt, when set,
+	// lists the index and the untracked files instead (see routeLarge).
+	b, wt             backend
 	gogit             *git.Repository // the go-git backend's repository, else nil
 	gitDir, commonDir string
 	bare              bool
@@ -109,7 +112,11 @@ func OpenWith(dir string, o OpenOptions) (*Repo, error) {
 		why = "a partial clone (promisor remote " + strings.Join(remotes, ", ") + "): go-git cannot fetch its missing objects"
 	}
 	if why == "" && o.Backend != BackendCLI {
-		return openGoGitRepo(r)
+		repo, err := openGoGitRepo(r)
+		if err == nil && o.Backend == BackendAuto {
+			repo.routeLarge(largeObjectCount, largeIndex)
+		}
+		return repo, err
 	}
 	if o.Backend == BackendGoGit {
 		return nil, fmt.Errorf("open git repository at %s with go-git: %s; unset %s to read it through the git CLI", dir, why, BackendEnv)
@@ -125,15 +132,11 @@ func OpenWith(dir string, o OpenOptions) (*Repo, error) {
 }
 
 func openGoGitRepo(r *git.Repository) (*Repo, error) {
-	root := ""
-	if wt, err := r.Worktree(); err == nil {
-		root = wt.Filesystem.Root()
-	}
-	b, err := openGoGit(r, root)
+	b, err := openGoGit(r)
 	if err != nil {
 		return nil, fmt.Errorf("open git repository: %w", err)
 	}
-	repo := &Repo{Root: root, b: b, gogit: b.repo, bare: root == ""}
+	repo := &Repo{Root: b.root, b: b, gogit: b.repo, bare: b.root == ""}
 	if repo.bare {
 		fs, ok := b.storage.Filesystem().(interface{ Root() string })
 		if ok {
@@ -154,6 +157,88 @@ func openGoGitRepo(r *git.Repository) (*Repo, error) {
 		}
 	}
 	return repo, nil
+}
+
+// Where go-git's costs pass git's (measured: BenchmarkSnapshots and
+// bench/range/run.sh): go-git builds an in-memory map of every object of a
+// pack index before its first read (~0.7 µs an object: 0.25 s for a
+// 360,000-object repository), where git's commands start in a few
+// milliseconds each; and git status lists a work tree of 10,000 files in
+// half of go-git's index read and ignore-aware walk.
+const (
+	largeObjectCount = 50000
+	largeIndex       = 2000
+)
+
+// routeLarge sends what git does faster to the git CLI, when it is
+// installed: objects, history and notes in a repository of more than
+// maxObjects packed objects, else the work-tree listing of an index of more
+// than maxIndex entries.
+func (r *Repo) routeLarge(maxObjects, maxIndex int) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	cli := &cliBackend{gitDir: r.gitDir, root: r.Root, format: "sha1"}
+	if r.bare {
+		cli.root = ""
+	}
+	cli.batch = &catFile{b: cli, args: []string{"cat-file", "--batch"}}
+	cli.check = &catFile{b: cli, args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}}
+	switch {
+	case packedObjects(r.commonDir) > maxObjects:
+		// The work tree and the notes too: go-git is not read at all.
+		r.b, r.gogit = &routedBackend{cliBackend: cli, gogit: r.b}, nil
+	case !r.bare && indexEntries(r.gitDir) > maxIndex:
+		r.wt = cli
+	}
+}
+
+// routedBackend is the git CLI, closing go-git too.
+type routedBackend struct {
+	*cliBackend
+	gogit backend
+}
+
+func (b *routedBackend) close() error { return errors.Join(b.cliBackend.close(), b.gogit.close()) }
+
+func (r *Repo) worktreeBackend() backend {
+	if r.wt != nil {
+		return r.wt
+	}
+	return r.b
+}
+
+// packedObjects counts the objects of a repository's pack indexes (the
+// last fan-out entry of each version-2 .idx).
+func packedObjects(commonDir string) int {
+	idxs, _ := filepath.Glob(filepath.Join(commonDir, "objects", "pack", "*.idx"))
+	n := 0
+	for _, p := range idxs {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		var head [8 + 256*4]byte
+		if _, err := io.ReadFull(f, head[:]); err == nil && string(head[:4]) == "\xfftOc" {
+			n += int(binary.BigEndian.Uint32(head[len(head)-4:]))
+		}
+		f.Close()
+	}
+	return n
+}
+
+// indexEntries is the number of entries the index header declares.
+func indexEntries(gitDir string) int {
+	f, err := os.Open(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var head [12]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil || string(head[:4]) != "DIRC" {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(head[8:]))
 }
 
 // promisorRemotes lists the remotes a partial clone fetches missing
@@ -263,7 +348,11 @@ func (r *Repo) Close() error {
 	if r == nil || r.b == nil {
 		return nil
 	}
-	return r.b.close()
+	err := r.b.close()
+	if r.wt != nil {
+		err = errors.Join(err, r.wt.close())
+	}
+	return err
 }
 
 // IsGit reports whether the source is a git repository.
@@ -288,8 +377,7 @@ func (r *Repo) ObjectFormat() string {
 }
 
 // Git returns the go-git repository when go-git reads this repository,
-// nil otherwise (a plain directory, or a repository only the git CLI
-// reads).
+// nil otherwise (a plain directory, or a repository the git CLI reads).
 func (r *Repo) Git() *git.Repository { return r.gogit }
 
 func originName(r *git.Repository) string {

@@ -55,9 +55,9 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 		return nil, err
 	}
 
-	entries, err := r.b.index(ctx)
+	entries, untracked, err := r.worktreeBackend().worktree(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read the git index of %s: %w", r.Root, err)
+		return nil, fmt.Errorf("read the git index and work tree of %s: %w", r.Root, err)
 	}
 	tracked := map[string]bool{}
 	current := map[string]*side{}
@@ -75,10 +75,6 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 		}
 		snap.Files = append(snap.Files, *f)
 		current[f.Path] = s
-	}
-	untracked, err := r.b.untracked(ctx, tracked)
-	if err != nil {
-		return nil, fmt.Errorf("list the untracked files of %s: %w", r.Root, err)
 	}
 	for _, p := range untracked {
 		f, s, err := r.untrackedFile(p)

@@ -6,6 +6,7 @@ package gittest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,10 +84,19 @@ func (r *Repo) Git(args ...string) string {
 	return out
 }
 
-// TryGit runs git with optional stdin and extra env, returning an error with
-// stderr on failure.
+// TryGitStdin runs git with stdin, returning an error with stderr on failure.
+func (r *Repo) TryGitStdin(stdin string, args ...string) (string, error) {
+	return r.tryGit(nil, strings.NewReader(stdin), args...)
+}
+
+// TryGit runs git with extra env, returning an error with stderr on failure.
 func (r *Repo) TryGit(extraEnv []string, args ...string) (string, error) {
+	return r.tryGit(extraEnv, nil, args...)
+}
+
+func (r *Repo) tryGit(extraEnv []string, stdin io.Reader, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
+	cmd.Stdin = stdin
 	cmd.Dir = r.Dir
 	cmd.Env = append(Env(r.home()), extraEnv...)
 	cmd.Env = append(cmd.Env,
