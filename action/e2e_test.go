@@ -663,102 +663,6 @@ func apiFiles(t *testing.T, g *gittest.Repo, base, head string) []map[string]any
 	return out
 }
 
-func TestShallowPullRequestUsesAPI(t *testing.T) {
-	g, base, head := prRepo(t)
-	dir := filepath.Join(t.TempDir(), "widgets")
-	g.Git("clone", "-q", "--depth", "1", "--branch", "feature", "file://"+g.Dir, dir)
-	ws := &gittest.Repo{Dir: dir}
-	h := newHarness(t, dir)
-	h.gh.files["GET /repos/octo/widgets/pulls/12/files"] = apiFiles(t, g, base, head)
-	h.event("pull_request", zeroSHA[:39]+"3", prPayload("opened", 12, base, head, "octo/widgets"))
-	res := h.mustRun()
-	if res.Verdict != "pass" || res.Failed {
-		t.Fatalf("result %+v\n%s", res, h.stdout.String())
-	}
-	// The pack describes base..head; the full repository confirms it.
-	p := h.checkPack(g.Dir)
-	if p.Source.Head != head || p.Source.Base != base {
-		t.Fatalf("source %+v", p.Source)
-	}
-	var paths []string
-	for _, ch := range p.Changes {
-		paths = append(paths, ch.Status+" "+ch.Path)
-		if ch.DiffInContent {
-			continue // an added file's content item carries its text
-		}
-		if ch.Diff == "" || !strings.Contains(ch.Diff, "@@") {
-			t.Errorf("%s: no diff from the API patch", ch.Path)
-		}
-	}
-	if strings.Join(paths, ",") != "added feature.go,modified util.go" {
-		t.Fatalf("changes %v", paths)
-	}
-	var rec struct {
-		Verdict audit.Verdict `json:"verdict"`
-	}
-	if err := json.Unmarshal(h.zip()["pack.record.json"], &rec); err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.Verdict.Skipped) != 1 || rec.Verdict.Skipped[0].Code != audit.CodeHistorySkipped {
-		t.Fatalf("the history scan is not reported as skipped: %+v", rec.Verdict)
-	}
-	sum := h.summary()
-	for _, s := range []string{"History was not available", "fetch-depth&#58; 0", "Skipped checks", "history&#95;scan&#95;skipped"} {
-		if !strings.Contains(sum, s) {
-			t.Errorf("summary lacks %q:\n%s", s, sum)
-		}
-	}
-	if !strings.Contains(h.stdout.String(), "::notice title=ctxpack history_scan_skipped::") {
-		t.Errorf("no notice for the skipped scan:\n%s", h.stdout.String())
-	}
-	if len(h.gh.ours(12)) != 1 {
-		t.Fatal("no comment")
-	}
-	_ = ws
-}
-
-func TestShallowPushUsesCompare(t *testing.T) {
-	g, a, c := origin(t)
-	dir := filepath.Join(t.TempDir(), "widgets")
-	g.Git("clone", "-q", "--depth", "1", "file://"+g.Dir, dir)
-	h := newHarness(t, dir)
-	h.gh.files["GET /repos/octo/widgets/compare/"+a+"..."+c] = apiFiles(t, g, a, c)
-	h.gh.mergeBase = a
-	h.event("push", c, pushPayload("refs/heads/main", a, c, []string{c}, false, false))
-	res := h.mustRun()
-	if res.Verdict != "pass" {
-		t.Fatalf("result %+v\n%s", res, h.stdout.String())
-	}
-	p := h.checkPack(g.Dir)
-	if p.Source.Base != a || len(p.Changes) != 2 {
-		t.Fatalf("source %+v changes %+v", p.Source, p.Changes)
-	}
-}
-
-func TestShallowWithoutAPIStillPacks(t *testing.T) {
-	g, a, c := origin(t)
-	dir := filepath.Join(t.TempDir(), "widgets")
-	g.Git("clone", "-q", "--depth", "1", "file://"+g.Dir, dir)
-	h := newHarness(t, dir)
-	delete(h.vars, "INPUT_GITHUB-TOKEN")
-	h.event("push", c, pushPayload("refs/heads/main", a, c, []string{c}, false, false))
-	res := h.mustRun()
-	if res.Verdict != "pass" {
-		t.Fatalf("result %+v", res)
-	}
-	var rec struct {
-		Verdict audit.Verdict `json:"verdict"`
-	}
-	json.Unmarshal(h.zip()["pack.record.json"], &rec)
-	codes := ""
-	for _, s := range rec.Verdict.Skipped {
-		codes += s.Code + ","
-	}
-	if codes != CodeChangeListUnavailable+","+audit.CodeHistorySkipped+"," {
-		t.Fatalf("skipped = %s", codes)
-	}
-}
-
 func TestArtifactRetriesThenSucceeds(t *testing.T) {
 	g, a, c := origin(t)
 	ws := g.Clone(filepath.Join(t.TempDir(), "widgets"))
@@ -928,48 +832,6 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
-// actions/checkout's default for a pull_request: the merge commit
-// (refs/pull/N/merge) at depth 1, without the head commit.
-func TestShallowPullRequestMergeCommit(t *testing.T) {
-	g, base, head := prRepo(t)
-	g.Git("checkout", "-q", "-b", "pr-merge", base)
-	g.Git("merge", "-q", "--no-ff", "-m", "Merge feature into main", head)
-	merge := g.Git("rev-parse", "HEAD")
-	g.Git("checkout", "-q", "main")
-	dir := filepath.Join(t.TempDir(), "widgets")
-	g.Git("clone", "-q", "--depth", "1", "--branch", "pr-merge", "file://"+g.Dir, dir)
-	h := newHarness(t, dir)
-	h.gh.files["GET /repos/octo/widgets/pulls/12/files"] = apiFiles(t, g, base, head)
-	h.event("pull_request", merge, prPayload("opened", 12, base, head, "octo/widgets"))
-	res := h.mustRun()
-	if res.Verdict != "pass" {
-		t.Fatalf("result %+v\n%s", res, h.stdout.String())
-	}
-	p := h.checkPack(g.Dir)
-	if p.Source.Head != merge || p.Source.Base != base || len(p.Changes) != 2 {
-		t.Fatalf("source %+v changes %d", p.Source, len(p.Changes))
-	}
-	if !strings.Contains(h.summary(), "merge commit") {
-		t.Fatal("the summary does not say the merge commit was packed")
-	}
-}
-
-func TestShallowTagPushUsesCommitAPI(t *testing.T) {
-	g, _, c := origin(t)
-	g.Git("tag", "-a", "v2.0.0", "-m", "release")
-	tagObj := g.Git("rev-parse", "v2.0.0")
-	dir := filepath.Join(t.TempDir(), "widgets")
-	g.Git("clone", "-q", "--depth", "1", "--branch", "v2.0.0", "file://"+g.Dir, dir)
-	h := newHarness(t, dir)
-	h.gh.files["GET /repos/octo/widgets/commits/"+c] = apiFiles(t, g, c+"~1", c)
-	h.event("push", c, pushPayload("refs/tags/v2.0.0", zeroSHA, tagObj, nil, true, false))
-	res := h.mustRun()
-	p := h.checkPack(g.Dir)
-	if res.Verdict != "pass" || p.Source.Head != c || p.Source.Base != "" || len(p.Changes) != 2 {
-		t.Fatalf("result %+v source %+v changes %+v", res, p.Source, p.Changes)
-	}
-}
-
 func TestSignedAttestation(t *testing.T) {
 	g, a, c := origin(t)
 	ws := g.Clone(filepath.Join(t.TempDir(), "widgets"))
@@ -1045,24 +907,25 @@ func TestPartialSparseCheckoutPullRequest(t *testing.T) {
 }
 
 // actions/checkout's default depth with filter: blob:none: shallow and
-// partial; the change list comes from the API and the head tree's blobs
-// are fetched on demand.
-func TestShallowPartialPullRequestUsesAPI(t *testing.T) {
+// partial; the history is fetched from the checkout's own remote and the
+// blobs of the change in one request.
+func TestShallowPartialPullRequestFetchesHistory(t *testing.T) {
 	g, base, head := prRepo(t)
 	dir := partialClone(t, g, "feature", 1)
 	h := newHarness(t, dir)
-	h.gh.files["GET /repos/octo/widgets/pulls/12/files"] = apiFiles(t, g, base, head)
 	h.event("pull_request", head, prPayload("opened", 12, base, head, "octo/widgets"))
 	res := h.mustRun()
 	if res.Verdict != "pass" || res.Failed {
 		t.Fatalf("result %+v\n%s", res, h.stdout.String())
 	}
-	p := h.checkPack(g.Dir)
-	if p.Source.Head != head || p.Source.Base != base || len(p.Changes) != 2 {
-		t.Fatalf("source %+v changes %+v", p.Source, p.Changes)
+	for _, repoDir := range []string{dir, g.Dir} {
+		p := h.checkPack(repoDir)
+		if p.Source.Head != head || p.Source.Base != base || len(p.Changes) != 2 {
+			t.Fatalf("source %+v changes %+v", p.Source, p.Changes)
+		}
 	}
-	if !strings.Contains(h.summary(), "History was not available") {
-		t.Fatal("the summary does not say the history was not available")
+	if out := h.stdout.String(); !strings.Contains(out, "fetching the history of the change") || !strings.Contains(out, "blobs of the change") {
+		t.Fatalf("no fetch reported:\n%s", out)
 	}
 }
 

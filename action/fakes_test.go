@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -249,6 +250,17 @@ type fakeGitHub struct {
 	rateLimitOnce bool                   // answer the first comment listing with a primary rate limit
 	files         map[string][]map[string]any
 	mergeBase     string // merge_base_commit of a comparison
+	// compareCommits are the commits of a comparison; parents the parents
+	// of a commit (GET /commits/{sha}).
+	compareCommits []string
+	parents        map[string][]string
+	// contents maps "<ref>:<path>" to a file's content (GET /contents);
+	// refs lists the refs whose root can be listed.
+	contents map[string]string
+	refs     map[string]bool
+	// createThen502 answers this many comment creations with 502 after
+	// creating the comment (a proxy that lost the answer).
+	createThen502 int
 	edits         int
 	creates       int
 	now           func() time.Time
@@ -262,7 +274,8 @@ type fakeComment struct {
 }
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
-	g := &fakeGitHub{t: t, nextID: 1000, comments: map[int][]*fakeComment{}, files: map[string][]map[string]any{}, now: time.Now}
+	g := &fakeGitHub{t: t, nextID: 1000, comments: map[int][]*fakeComment{}, files: map[string][]map[string]any{}, now: time.Now,
+		parents: map[string][]string{}, contents: map[string]string{}, refs: map[string]bool{}}
 	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
 	t.Cleanup(g.srv.Close)
 	return g
@@ -364,6 +377,12 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		c := &fakeComment{ID: g.nextID, Body: in.Body, Login: defaultBot, Type: "Bot"}
 		g.comments[pr] = append(g.comments[pr], c)
 		g.creates++
+		if g.createThen502 > 0 {
+			g.createThen502--
+			w.WriteHeader(http.StatusBadGateway)
+			io.WriteString(w, "<html>502 Bad Gateway</html>")
+			return
+		}
 		g.writeJSON(w, http.StatusCreated, g.commentJSON(c))
 	case len(parts) == 6 && parts[0] == "repos" && parts[3] == "issues" && parts[4] == "comments" && r.Method == http.MethodPatch:
 		if g.commentStatus != 0 {
@@ -388,6 +407,20 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		g.writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+	case r.Method == http.MethodGet && len(parts) >= 4 && parts[0] == "repos" && parts[3] == "contents":
+		ref := r.URL.Query().Get("ref")
+		p := strings.Join(parts[4:], "/")
+		if p == "" && g.refs[ref] {
+			g.writeJSON(w, http.StatusOK, []any{})
+			return
+		}
+		c, ok := g.contents[ref+":"+p]
+		if !ok {
+			g.writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+			return
+		}
+		g.writeJSON(w, http.StatusOK, map[string]any{"type": "file", "encoding": "base64", "size": len(c), "name": p, "path": p,
+			"content": base64.StdEncoding.EncodeToString([]byte(c)), "sha": fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(c), c))))})
 	default:
 		key := r.Method + " " + r.URL.Path
 		files, ok := g.files[key]
@@ -398,9 +431,19 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		lo, hi := g.page(w, r, len(files))
 		switch {
 		case strings.Contains(r.URL.Path, "/compare/"):
-			g.writeJSON(w, http.StatusOK, map[string]any{"merge_base_commit": map[string]any{"sha": g.mergeBase}, "files": files[lo:hi], "status": "ahead"})
-		case strings.Contains(r.URL.Path, "/commits/"):
-			g.writeJSON(w, http.StatusOK, map[string]any{"sha": parts[len(parts)-1], "files": files[lo:hi]})
+			commits := []any{}
+			for _, c := range g.compareCommits {
+				commits = append(commits, map[string]any{"sha": c})
+			}
+			g.writeJSON(w, http.StatusOK, map[string]any{"merge_base_commit": map[string]any{"sha": g.mergeBase}, "files": files[lo:hi], "status": "ahead",
+				"commits": commits, "total_commits": len(commits)})
+		case strings.Contains(r.URL.Path, "/commits/") && !strings.Contains(r.URL.Path, "/pulls/"):
+			sha := parts[len(parts)-1]
+			parents := []any{}
+			for _, p := range g.parents[sha] {
+				parents = append(parents, map[string]any{"sha": p})
+			}
+			g.writeJSON(w, http.StatusOK, map[string]any{"sha": sha, "files": files[lo:hi], "parents": parents})
 		default:
 			g.writeJSON(w, http.StatusOK, files[lo:hi])
 		}

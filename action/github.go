@@ -117,37 +117,66 @@ func prFiles(ctx context.Context, gh *github.Client, owner, repo string, number 
 	return changesFromAPI(all), nil
 }
 
+// comparison is GitHub's base...head comparison.
+type comparison struct {
+	Changes []pack.Change
+	// MergeBase is the merge base of base and head.
+	MergeBase string
+	// Commits are the commits of the comparison, oldest first; Complete is
+	// false when the API listed fewer than there are.
+	Commits  []string
+	Complete bool
+}
+
 // compareFiles lists the files changed between base's merge base with head
-// and head (GitHub's base...head comparison), and returns the merge base.
-func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, head string) ([]pack.Change, string, error) {
+// and head (GitHub's base...head comparison), with its merge base and
+// commits.
+func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, head string) (*comparison, error) {
 	var all []*github.CommitFile
-	mergeBase := ""
+	out := &comparison{}
 	opts := &github.ListOptions{PerPage: 100}
-	for {
+	total := 0
+	for first := true; ; first = false {
+		// The files come with the first page; later pages page the commits.
 		cmp, resp, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, opts)
 		if err != nil {
-			return nil, "", apiErr("compare "+short(base)+"..."+short(head), err)
+			return nil, apiErr("compare "+short(base)+"..."+short(head), err)
 		}
-		if mergeBase == "" && cmp.MergeBaseCommit != nil {
-			mergeBase = cmp.MergeBaseCommit.GetSHA()
+		if first {
+			if cmp.MergeBaseCommit != nil {
+				out.MergeBase = cmp.MergeBaseCommit.GetSHA()
+			}
+			total = cmp.GetTotalCommits()
 		}
-		all = append(all, cmp.Files...)
-		if resp.NextPage == 0 || len(all) >= maxListedFiles || len(cmp.Files) == 0 {
+		for _, c := range cmp.Commits {
+			out.Commits = append(out.Commits, c.GetSHA())
+		}
+		if len(all) < maxListedFiles {
+			all = append(all, cmp.Files...)
+		}
+		if resp.NextPage == 0 || len(cmp.Commits) == 0 || len(out.Commits) >= maxAPICommits {
 			break
 		}
 		opts.Page = resp.NextPage
 	}
-	return changesFromAPI(all), mergeBase, nil
+	out.Complete = total <= len(out.Commits)
+	out.Changes = changesFromAPI(all)
+	return out, nil
 }
 
-// commitFiles lists the files one commit changed against its first parent.
-func commitFiles(ctx context.Context, gh *github.Client, owner, repo, sha string) ([]pack.Change, error) {
+// commitFiles lists the files one commit changed against its first
+// parent, and that parent ("" for a root commit).
+func commitFiles(ctx context.Context, gh *github.Client, owner, repo, sha string) ([]pack.Change, string, error) {
 	var all []*github.CommitFile
+	parent := ""
 	opts := &github.ListOptions{PerPage: 100}
 	for {
 		c, resp, err := gh.Repositories.GetCommit(ctx, owner, repo, sha, opts)
 		if err != nil {
-			return nil, apiErr("read commit "+short(sha), err)
+			return nil, "", apiErr("read commit "+short(sha), err)
+		}
+		if len(c.Parents) > 0 {
+			parent = c.Parents[0].GetSHA()
 		}
 		all = append(all, c.Files...)
 		if resp.NextPage == 0 || len(all) >= maxListedFiles || len(c.Files) == 0 {
@@ -155,7 +184,10 @@ func commitFiles(ctx context.Context, gh *github.Client, owner, repo, sha string
 		}
 		opts.Page = resp.NextPage
 	}
-	return changesFromAPI(all), nil
+	if parent != "" && checkSHA("parent", parent) != nil {
+		return nil, "", fmt.Errorf("the API named %q as the parent of %s", clip(parent, 80), short(sha))
+	}
+	return changesFromAPI(all), parent, nil
 }
 
 // apiErr names what failed with the status, never the request's headers.
@@ -200,8 +232,11 @@ const defaultBot = "github-actions[bot]"
 
 // upsertComment edits the earlier ctxpack comment on the pull request (the
 // first one that starts with Marker and was written by this token's user),
-// else creates one. It returns the comment's URL.
-func upsertComment(ctx context.Context, gh *github.Client, owner, repo string, number int, body string) (string, bool, error) {
+// else creates one. It returns the comment's URL. Creation is idempotent: a
+// POST that failed (a 5xx or a dropped connection can come after GitHub
+// created the comment) is retried only after listing the comments again and
+// finding none with the marker.
+func upsertComment(ctx context.Context, gh *github.Client, retry *retrier, owner, repo string, number int, body string) (string, bool, error) {
 	// GET /user works for a personal or app user token; the workflow token
 	// (and an app installation token) gets 403, and its comments are a bot's:
 	// github-actions[bot] for the workflow token.
@@ -215,34 +250,51 @@ func upsertComment(ctx context.Context, gh *github.Client, owner, repo string, n
 		}
 		return !known && u.GetType() == "Bot"
 	}
-	var found *github.IssueComment
+	var url string
+	edited := false
+	err := retry.do(ctx, "post the pull request comment", func(int) error {
+		found, err := findComment(ctx, gh, owner, repo, number, mine)
+		if err != nil {
+			return err
+		}
+		if found != nil {
+			c, _, err := gh.Issues.EditComment(ctx, owner, repo, found.GetID(), &github.IssueComment{Body: github.String(body)})
+			if err != nil {
+				return err
+			}
+			url, edited = c.GetHTMLURL(), true
+			return nil
+		}
+		c, _, err := gh.Issues.CreateComment(ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
+		if err != nil {
+			if s := statusOf(err); s == 0 || s >= 500 {
+				return retryErr(err) // list again before another POST
+			}
+			return err
+		}
+		url = c.GetHTMLURL()
+		return nil
+	})
+	return url, edited, err
+}
+
+// findComment returns the first comment of the pull request that starts
+// with Marker and is mine, nil when there is none.
+func findComment(ctx context.Context, gh *github.Client, owner, repo string, number int, mine func(*github.User) bool) (*github.IssueComment, error) {
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for found == nil {
+	for {
 		cs, resp, err := gh.Issues.ListComments(ctx, owner, repo, number, opts)
 		if err != nil {
-			return "", false, err
+			return nil, err
 		}
 		for _, c := range cs {
 			if strings.HasPrefix(strings.TrimSpace(c.GetBody()), Marker) && mine(c.GetUser()) {
-				found = c
-				break
+				return c, nil
 			}
 		}
 		if resp.NextPage == 0 {
-			break
+			return nil, nil
 		}
 		opts.Page = resp.NextPage
 	}
-	if found != nil {
-		c, _, err := gh.Issues.EditComment(ctx, owner, repo, found.GetID(), &github.IssueComment{Body: github.String(body)})
-		if err != nil {
-			return "", false, err
-		}
-		return c.GetHTMLURL(), true, nil
-	}
-	c, _, err := gh.Issues.CreateComment(ctx, owner, repo, number, &github.IssueComment{Body: github.String(body)})
-	if err != nil {
-		return "", false, err
-	}
-	return c.GetHTMLURL(), false, nil
 }

@@ -165,9 +165,19 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if !idempotent(req.Method) {
+				return err // it may have reached the server: the caller decides
+			}
 			return retryErr(err)
 		}
 		wait, again := t.classify(res)
+		if again && !idempotent(req.Method) && res.StatusCode >= 500 {
+			// A 5xx to a POST may come after the server acted on it (a
+			// comment created, then 502): the caller decides (see
+			// upsertComment). Rate limits refuse before acting and are
+			// retried.
+			again = false
+		}
 		if !again {
 			resp = res
 			return nil
@@ -241,4 +251,13 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// idempotent reports whether a request may be repeated without effect.
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete, http.MethodPatch:
+		return true
+	}
+	return false
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pipeline"
+	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/google/go-github/v60/github"
 )
@@ -115,6 +116,7 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 		if err != nil {
 			err = redactErr(err)
 			r.rep.errorf("ctxpack: %v", err)
+			r.publishError(ctx, err)
 		}
 	}()
 	if r.in, err = readInputs(r.rep.gha.GetInput); err != nil {
@@ -139,6 +141,29 @@ func Run(ctx context.Context, o Options) (res *Result, err error) {
 	}
 	return r.packAndPublish(ctx)
 }
+
+// publishError publishes a run that could not complete, so that nothing
+// shows a stale result: the outputs (verdict error), the job summary, and
+// on a pull request the sticky comment (❌ with the error). The caller then
+// fails the step.
+func (r *runner) publishError(ctx context.Context, err error) {
+	msg := oneLine(redactText(err.Error()))
+	r.rep.setOutputs(outputs(&Result{Verdict: VerdictError}, nil))
+	body := "## ❌ ctxpack: the context pack could not be checked\n\n" +
+		"**❌ error** — " + mdText(clip(msg, 2000)) + "\n\n" +
+		"Nothing was packed or uploaded for this run; treat the change as failing until ctxpack passes.\n"
+	if u := r.runURL(); u != "" {
+		body += "\n[Workflow run](" + u + ")\n"
+	}
+	r.rep.stepSummary(body)
+	if r.plan == nil || r.plan.PR == 0 || r.in == nil || !r.in.Comment {
+		return
+	}
+	r.comment(ctx, Marker+"\n"+body) // a failure is warned about there
+}
+
+// VerdictError is the verdict output of a run that could not complete.
+const VerdictError = "error"
 
 // locate finds the workspace and the repository directory.
 func (r *runner) locate() error {
@@ -215,12 +240,13 @@ func (r *runner) packAndPublish(ctx context.Context) (*Result, error) {
 		r.rep.warnf("%s", n)
 	}
 
-	// Files in the workspace, for later steps.
+	// Files in the workspace, for later steps. The directory is made anew
+	// by this run: a checkout can hold a .ctxpack-action of its own (a
+	// symlink out of the workspace, a .gitignore symlink), never followed.
 	out := filepath.Join(r.ws, OutDir)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", OutDir, err)
+	if err := fsutil.FreshDir(out, 0o755); err != nil {
+		return nil, err
 	}
-	_ = os.WriteFile(filepath.Join(out, ".gitignore"), []byte("*\n"), 0o644)
 	key, err := r.signingKey()
 	if err != nil {
 		return nil, err
@@ -238,17 +264,21 @@ func (r *runner) packAndPublish(ctx context.Context) (*Result, error) {
 		{"summary.md", []byte(fileSummary)},
 	}
 	if r.in.SARIF {
-		sarif, err := SARIF(run.Verdict, pipeline.Version, r.relDir)
+		sarif, err := SARIF(run.Verdict, pipeline.Version, r.relDir, sarifPolicy(r.in.Policy))
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, zipFile{"ctxpack.sarif", sarif})
 		res.SARIFPath = path.Join(OutDir, "ctxpack.sarif")
 	}
-	for _, f := range files {
-		if err := fsutil.WriteFile(filepath.Join(out, f.Name), f.Data, 0o644); err != nil {
-			return nil, err
-		}
+	// One unit: the record names the pack's digest, the pack is renamed last.
+	var batch fsutil.Batch
+	batch.Add(filepath.Join(out, ".gitignore"), []byte("*\n"), 0o644)
+	for i := len(files) - 1; i >= 0; i-- {
+		batch.Add(filepath.Join(out, files[i].Name), files[i].Data, 0o644)
+	}
+	if err := batch.Commit(ctx); err != nil {
+		return nil, err
 	}
 	res.PackPath = path.Join(OutDir, "pack.json")
 	res.RecordPath = path.Join(OutDir, "pack.record.json")
@@ -399,7 +429,7 @@ func (r *runner) comment(ctx context.Context, body string) (string, string) {
 		r.rep.warnf("%s", note)
 		return "", note
 	}
-	u, edited, err := upsertComment(ctx, gh, r.owner, r.repo, r.plan.PR, body)
+	u, edited, err := upsertComment(ctx, gh, r.retry, r.owner, r.repo, r.plan.PR, body)
 	if err != nil {
 		why := apiErr("comment on pull request #"+strconv.Itoa(r.plan.PR), err).Error()
 		if s := statusOf(err); s == http.StatusForbidden || s == http.StatusNotFound {
@@ -437,4 +467,13 @@ func (r *runner) annotate(v *audit.Verdict) {
 		}
 	}
 	r.rep.flushAnnotations()
+}
+
+// sarifPolicy is where SARIF results about the repository point: the policy
+// input when it is a plain relative path, else .ctxpack.yml.
+func sarifPolicy(p string) string {
+	if p == "" || filepath.IsAbs(p) || !source.TreePath(filepath.ToSlash(p)) {
+		return ".ctxpack.yml"
+	}
+	return filepath.ToSlash(p)
 }

@@ -5,7 +5,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"unicode"
+
+	"github.com/ctxpack/ctxpack/internal/safetext"
 )
 
 // sigParam matches a signed URL's signature wherever it appears in text.
@@ -56,29 +57,7 @@ func (e redactedErr) Error() string {
 }
 func (e redactedErr) Unwrap() error { return e.err }
 
-// oneLine makes untrusted text safe for a log line: control characters
-// (newlines, which could start a workflow command such as ::set-env, and
-// terminal escapes) are written as visible escapes.
-func oneLine(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			b.WriteString(`\u` + strings.ToUpper(hex4(r)))
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-func hex4(r rune) string {
-	const digits = "0123456789abcdef"
-	return string([]byte{digits[(r>>12)&0xf], digits[(r>>8)&0xf], digits[(r>>4)&0xf], digits[r&0xf]})
-}
+// oneLine makes untrusted text safe for a log line (safetext.Line):
+// control characters (newlines, which could start a workflow command such
+// as ::set-env, and terminal escapes) are written as visible escapes.
+func oneLine(s string) string { return safetext.Line(s) }

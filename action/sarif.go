@@ -59,7 +59,7 @@ type sarifResult struct {
 	RuleIndex           int               `json:"ruleIndex"`
 	Level               string            `json:"level"`
 	Message             sarifMessage      `json:"message"`
-	Locations           []sarifLocation   `json:"locations,omitempty"`
+	Locations           []sarifLocation   `json:"locations"`
 	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
 }
 
@@ -83,30 +83,38 @@ type sarifRegion struct {
 
 // ruleText describes each check code for code scanning.
 var ruleText = map[string]string{
-	audit.CodeSchemaInvalid:     "The pack does not match the pack schema",
-	audit.CodePackIDMismatch:    "The pack id does not match the pack's content",
-	audit.CodeDigestMismatch:    "A pack digest does not match its bytes",
-	audit.CodeContentMismatch:   "A content item's sha256 does not match its text",
-	audit.CodeSecretUnredacted:  "A secret would leave the repository unredacted",
-	audit.CodeSecretInHistory:   "A commit of the change adds a secret",
-	audit.CodeSecretInContext:   "A secret was found in what would leave and handled by policy",
-	audit.CodeSecretPolicyFail:  "A secret was found and the policy fails on secrets",
-	audit.CodeExcludedIncluded:  "An excluded path is in the pack",
-	audit.CodeForbiddenContent:  "Content the policy forbids would leave",
-	audit.CodeOverLimit:         "The pack is over a size limit",
-	audit.CodeOverTier:          "The pack is over its tier's size",
-	audit.CodeOverDestination:   "The pack is over a destination's limit",
-	audit.CodeBlobMismatch:      "A content item does not match the commit's blob",
-	audit.CodeChangeUnaccounted: "A changed file is not accounted for in the pack",
-	audit.CodeHistorySkipped:    "The per-commit secret scan did not run",
-	audit.CodeInternal:          "A check could not run",
+	audit.CodeSchemaInvalid:      "The pack does not match the pack schema",
+	audit.CodePackIDMismatch:     "The pack id does not match the pack's content",
+	audit.CodeDigestMismatch:     "A pack digest does not match its bytes",
+	audit.CodeContentMismatch:    "A content item's sha256 does not match its text",
+	audit.CodeSecretUnredacted:   "A secret would leave the repository unredacted",
+	audit.CodeSecretInHistory:    "A commit of the change adds a secret",
+	audit.CodeSecretInContext:    "A secret was found in what would leave and handled by policy",
+	audit.CodeSecretPolicyFail:   "A secret was found and the policy fails on secrets",
+	audit.CodeExcludedIncluded:   "An excluded path is in the pack",
+	audit.CodeForbiddenContent:   "Content the policy forbids would leave",
+	audit.CodeOverLimit:          "The pack is over a size limit",
+	audit.CodeOverTier:           "The pack is over its tier's size",
+	audit.CodeOverDestination:    "The pack is over a destination's limit",
+	audit.CodeBlobMismatch:       "A content item does not match the commit's blob",
+	audit.CodeChangeUnaccounted:  "A changed file is not accounted for in the pack",
+	audit.CodeHistoryUnavailable: "The per-commit secret scan could not read the change's commits",
+	audit.CodeHistoryBlobSkipped: "A blob over the size limit was not read by the per-commit secret scan",
+	audit.CodeRecordMismatch:     "The transparency record is not this pack's record",
+	audit.CodeInternal:           "A check could not run",
 }
 
 // SARIF renders the verdict's checks as a SARIF 2.1.0 log: failed checks are
 // errors, warnings warnings, skipped checks notes. prefix is the repository
 // directory relative to the workspace ("" for the root), so locations are
 // relative to the repository root as code scanning expects.
-func SARIF(v *audit.Verdict, toolVersion, prefix string) ([]byte, error) {
+//
+// policyFile is where results without a file of their own point (the
+// repository's policy, relative to the repository root).
+func SARIF(v *audit.Verdict, toolVersion, prefix, policyFile string) ([]byte, error) {
+	if policyFile == "" {
+		policyFile = ".ctxpack.yml"
+	}
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: "ctxpack", Version: toolVersion,
 			InformationURI: "https://github.com/ctxpack/ctxpack", Rules: []sarifRule{}}},
@@ -126,13 +134,18 @@ func SARIF(v *audit.Verdict, toolVersion, prefix string) ([]byte, error) {
 				ShortDescription: sarifMessage{desc}, DefaultConfig: sarifConfig{level}})
 		}
 		r := sarifResult{RuleID: c.Code, RuleIndex: i, Level: level, Message: sarifMessage{c.Message}}
-		if p, line := checkLocation(c); p != "" {
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriOf(path.Join(prefix, p)), URIBaseID: "%SRCROOT%"}}}
-			if line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
-			}
-			r.Locations = []sarifLocation{loc}
+		// Code scanning rejects a whole file for one result without a
+		// location: a check about the repository (no path) points at the
+		// policy file.
+		p, line := checkLocation(c)
+		if p == "" {
+			p, line = policyFile, 0
 		}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: uriOf(path.Join(prefix, p)), URIBaseID: "%SRCROOT%"}}}
+		if line > 0 {
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+		}
+		r.Locations = []sarifLocation{loc}
 		if fp, _ := c.Details["fingerprint"].(string); fp != "" {
 			r.PartialFingerprints = map[string]string{"ctxpackFinding/v1": fp}
 		}

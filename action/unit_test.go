@@ -106,7 +106,8 @@ func TestRetryTransport(t *testing.T) {
 	s := &fakeSleep{}
 	rt := &retryTransport{base: http.DefaultTransport, retry: &retrier{sleep: s.sleep, rand: func() float64 { return 0 }}, now: func() time.Time { return now }}
 	c := &http.Client{Transport: rt}
-	res, err := c.Post(srv.URL, "application/json", strings.NewReader(`{"body":"x"}`))
+	req, _ := http.NewRequest(http.MethodPatch, srv.URL, strings.NewReader(`{"body":"x"}`))
+	res, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +123,26 @@ func TestRetryTransport(t *testing.T) {
 		if body != `{"body":"x"}` {
 			t.Fatalf("attempt %d body %q: not replayed", i+1, body)
 		}
+	}
+
+	// A POST answered 5xx may have been acted on: it is not repeated
+	// here (upsertComment lists before it posts again); a rate limit, which
+	// refuses before acting, is.
+	n.Store(0)
+	bodies, s.waits = nil, nil
+	if res, err = c.Post(srv.URL, "application/json", strings.NewReader(`{"body":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadGateway || len(bodies) != 1 || len(s.all()) != 0 {
+		t.Fatalf("POST 502: status %d, %d attempts, waits %v", res.StatusCode, len(bodies), s.all())
+	}
+	if res, err = c.Post(srv.URL, "application/json", strings.NewReader(`{"body":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || len(bodies) != 5 {
+		t.Fatalf("POST after rate limits: status %d, %d attempts", res.StatusCode, len(bodies))
 	}
 
 	// A permission 403 is final and its body still readable.
@@ -248,8 +269,23 @@ func TestPlanFor(t *testing.T) {
 		{name: "deleted fork", event: "pull_request", payload: `{"number":5,"pull_request":{"number":5,"base":{"sha":"` + a + `","repo":{"full_name":"o/r"}},"head":{"sha":"` + b + `","repo":null}}}`, kind: PlanRange, base: a, head: b, pr: 5, fork: true},
 		{name: "dispatch", event: "workflow_dispatch", sha: b, payload: `{}`, kind: PlanCommit, head: b},
 		{name: "schedule", event: "schedule", sha: b, payload: `{"schedule":"* * * * *"}`, kind: PlanCommit, head: b},
-		{name: "merge group", event: "merge_group", sha: b, payload: `{"merge_group":{"head_sha":"` + b + `","base_sha":"` + a + `"}}`, kind: PlanCommit, head: b},
+		{name: "merge group", event: "merge_group", sha: b, payload: `{"merge_group":{"head_sha":"` + b + `","base_sha":"` + a + `"}}`, kind: PlanRange, base: a, head: b},
 		{name: "merge group without sha", event: "merge_group", payload: `{"merge_group":{"head_sha":"` + b + `"}}`, kind: PlanCommit, head: b},
+		{name: "force push", event: "push", payload: `{"ref":"refs/heads/x","before":"` + a + `","after":"` + b + `","forced":true,"repository":{"default_branch":"main"}}`, kind: PlanNewBranch, head: b},
+		{name: "review", event: "pull_request_review", sha: strings.Repeat("c", 40), payload: `{"review":{},"pull_request":{"number":6,"base":{"sha":"` + a + `","repo":{"full_name":"o/r"}},"head":{"sha":"` + b + `","repo":{"full_name":"o/r"}}}}`, kind: PlanRange, base: a, head: b, pr: 6},
+		{name: "review comment", event: "pull_request_review_comment", payload: `{"comment":{},"pull_request":{"number":7,"base":{"sha":"` + a + `","repo":{"full_name":"o/r"}},"head":{"sha":"` + b + `","repo":{"full_name":"o/r"}}}}`, kind: PlanRange, base: a, head: b, pr: 7},
+		{name: "workflow_run of a pull request", event: "workflow_run", sha: a, payload: `{"workflow_run":{"head_sha":"` + b + `","head_branch":"f","pull_requests":[{"number":8,"head":{"sha":"` + b + `"},"base":{"sha":"` + a + `"}}]}}`, kind: PlanRange, base: a, head: b, pr: 8},
+		{name: "workflow_run of a push", event: "workflow_run", sha: a, payload: `{"workflow_run":{"head_sha":"` + b + `","head_branch":"f","pull_requests":[]},"repository":{"default_branch":"main"}}`, kind: PlanNewBranch, head: b},
+		{name: "workflow_run without an object", event: "workflow_run", sha: a, payload: `{}`, err: "no workflow_run object"},
+		{name: "check_suite", event: "check_suite", payload: `{"check_suite":{"head_sha":"` + b + `","pull_requests":[{"number":9,"base":{"sha":"` + a + `"}}]}}`, kind: PlanRange, base: a, head: b, pr: 9},
+		{name: "comment on a pull request", event: "issue_comment", sha: a, payload: `{"issue":{"number":10,"pull_request":{}}}`, kind: PlanPullNumber, pr: 10},
+		{name: "comment on an issue", event: "issue_comment", sha: a, payload: `{"issue":{"number":11}}`, kind: PlanCommit, head: a},
+		{name: "branch created", event: "create", sha: b, payload: `{"ref":"f","ref_type":"branch","repository":{"default_branch":"main"}}`, kind: PlanNewBranch, head: b},
+		{name: "tag created", event: "create", sha: b, payload: `{"ref":"v1","ref_type":"tag"}`, kind: PlanCommit, head: b},
+		{name: "delete", event: "delete", sha: a, payload: `{"ref":"f","ref_type":"branch"}`, kind: PlanSkip},
+		{name: "deployment", event: "deployment", sha: a, payload: `{"deployment":{"sha":"` + b + `"}}`, kind: PlanCommit, head: b},
+		{name: "status", event: "status", sha: a, payload: `{"sha":"` + b + `"}`, kind: PlanCommit, head: b},
+		{name: "merge group bad base", event: "merge_group", payload: `{"merge_group":{"head_sha":"` + b + `","base_sha":"nope"}}`, err: "merge_group.base_sha"},
 		{name: "no sha", event: "workflow_dispatch", payload: `{}`, err: "GITHUB_SHA is not set"},
 		{name: "no name", event: "", payload: `{}`, err: "GITHUB_EVENT_NAME is not set"},
 		{name: "pr without object", event: "pull_request", payload: `{"number":1}`, err: "no pull_request object"},
@@ -320,9 +356,9 @@ func TestSARIF(t *testing.T) {
 	v.Fail(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInHistory, Message: "commit adds a secret",
 		Details: map[string]any{"path": "dir/a file#1.go", "line": 3, "fingerprint": "abc:dir/a file#1.go:github-pat:3"}})
 	v.Warn(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInContext, Message: "redacted", Details: map[string]any{"path": "b.go", "line": float64(2)}})
-	v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped, Message: "shallow"})
+	v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryUnavailable, Message: "shallow"})
 	v.Fail(audit.Check{Kind: audit.KindPolicy, Code: "custom_code", Message: "other"})
-	data, err := SARIF(v, "1.2.3", "sub")
+	data, err := SARIF(v, "1.2.3", "sub", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,10 +415,15 @@ func TestSARIF(t *testing.T) {
 			if r.Level != "warning" || r.Locations[0].PhysicalLocation.Region.StartLine != 2 {
 				t.Fatalf("%+v", r)
 			}
-		case audit.CodeHistorySkipped:
-			if r.Level != "note" || len(r.Locations) != 0 {
+		case audit.CodeHistoryUnavailable, "custom_code":
+			// Code scanning rejects the file for one result without a
+			// location: repository-level checks point at the policy.
+			if len(r.Locations) != 1 || r.Locations[0].PhysicalLocation.ArtifactLocation.URI != "sub/.ctxpack.yml" || r.Locations[0].PhysicalLocation.Region != nil {
 				t.Fatalf("%+v", r)
 			}
+		}
+		if len(r.Locations) == 0 {
+			t.Fatalf("%s has no location", r.RuleID)
 		}
 	}
 }

@@ -116,38 +116,53 @@ func items(p *pack.Pack) []pack.Item {
 
 // secrets scans every string of the pack afresh.
 func (a *auditor) secrets(ctx context.Context) {
+	found, failed := PackSecrets(ctx, a.in.Scanner, a.p)
+	for _, c := range failed {
+		a.v.Fail(c)
+	}
+	for _, c := range found {
+		a.failOn(policy.FailSecretUnredacted, c)
+	}
+}
+
+// PackSecrets scans every string of a pack afresh: each content item and
+// diff under its path, everything else (manifest, summaries, paths,
+// metadata) as one document. found has one secret_unredacted check per
+// finding (never the value); failed has one internal check per document the
+// scanner could not scan, which a caller must treat as a failure.
+func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
 	type doc struct{ where, path, text string }
 	var docs []doc
-	for _, it := range items(a.p) {
+	for _, it := range items(p) {
 		docs = append(docs, doc{"content", it.Path, it.Content})
 	}
-	for _, c := range a.p.Changes {
+	for _, c := range p.Changes {
 		if c.Diff != "" {
 			docs = append(docs, doc{"diff", c.Path, c.Diff})
 		}
 	}
-	// Everything else (manifest, summaries, paths, metadata) as one document.
-	rest := *a.p
+	rest := *p
 	rest.KeyFiles, rest.Contents = nil, nil
-	rest.Changes = append([]pack.Change(nil), a.p.Changes...)
+	rest.Changes = append([]pack.Change(nil), p.Changes...)
 	for i := range rest.Changes {
 		rest.Changes[i].Diff = ""
 	}
 	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
 	for _, d := range docs {
-		findings, err := a.in.Scanner.Scan(ctx, d.path, []byte(d.text))
+		findings, err := scanner.Scan(ctx, d.path, []byte(d.text))
 		if err != nil {
-			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal,
+			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),
 				Details: map[string]any{"path": d.path, "where": d.where}})
 			continue
 		}
 		for _, f := range findings {
-			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
 				Message: fmt.Sprintf("unredacted secret in %s %s:%d (rule %s)", d.where, d.path, f.StartLine, f.RuleID),
 				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
 		}
 	}
+	return found, failed
 }
 
 // paths checks that no included path (content or diff) matches an exclusion.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pack"
 )
 
@@ -42,6 +44,28 @@ type ScannerOptions struct {
 	IgnorePath string
 	// CacheDir holds cached scan results. "" means no cache.
 	CacheDir string
+	// Files, when set, are the gitleaks config and ignore file as the
+	// caller read them (for a commit, range or push: from the base commit);
+	// RepoRoot, ConfigPath and IgnorePath are then not read.
+	Files *GitleaksFiles
+}
+
+// GitleaksFiles are a repository's gitleaks configuration, read by the
+// caller from wherever its configuration applies.
+type GitleaksFiles struct {
+	// Config is the gitleaks toml; nil means gitleaks' default rules.
+	Config *ConfigFile
+	// Ignore is .gitleaksignore; nil means none.
+	Ignore *ConfigFile
+	// ReadRelative reads a file a relative [extend] path of Config names,
+	// from where Config was read.
+	ReadRelative func(path string) ([]byte, error)
+}
+
+// ConfigFile is a configuration file's content and the name messages give it.
+type ConfigFile struct {
+	Name string
+	Data []byte
 }
 
 // ScanItem is one unit of work for ScanAll: a file (Path, Content), or, when
@@ -78,33 +102,33 @@ var _ pack.SecretScanner = (*Scanner)(nil)
 // detector. Building is serialized process-wide (gitleaks' config code uses
 // global state); the returned Scanner needs no further locking.
 func NewScanner(opts ScannerOptions) (*Scanner, error) {
-	root := opts.RepoRoot
-	def := func(name string) string {
-		if root == "" {
-			return ""
+	files := opts.Files
+	if files == nil {
+		var err error
+		if files, err = diskGitleaksFiles(opts); err != nil {
+			return nil, err
 		}
-		return filepath.Join(root, name)
 	}
-	cfgPath, err := resolveOptional(opts.ConfigPath, def(".gitleaks.toml"))
-	if err != nil {
-		return nil, fmt.Errorf("gitleaks config: %w", err)
+	var cfgData []byte
+	var cfgName, ignName string
+	if files.Config != nil {
+		cfgData, cfgName = files.Config.Data, files.Config.Name
+		if cfgData == nil {
+			cfgData = []byte{}
+		}
 	}
-	ignPath, err := resolveOptional(opts.IgnorePath, def(".gitleaksignore"))
-	if err != nil {
-		return nil, fmt.Errorf("gitleaks ignore file: %w", err)
-	}
-	baseDir := root
-	if baseDir == "" {
-		baseDir = "."
-	}
-	cfg, err := loadGitleaksConfig(cfgPath, baseDir)
+	cfg, err := loadGitleaksData(cfgName, cfgData, files.ReadRelative)
 	if err != nil {
 		return nil, err
 	}
-	ign, err := loadIgnoreFile(ignPath)
-	if err != nil {
-		return nil, err
+	ign := ignoreSet{}
+	if files.Ignore != nil {
+		ignName = files.Ignore.Name
+		if ign, err = parseIgnore(ignName, files.Ignore.Data); err != nil {
+			return nil, err
+		}
 	}
+	cfgPath, ignPath := cfgName, ignName
 	s := &Scanner{
 		ignore:      ign,
 		rulesDigest: rulesDigest(cfg, DecodeDepth),
@@ -517,4 +541,63 @@ func (s *Scanner) Flush() error {
 		return nil
 	}
 	return s.cache.Flush()
+}
+
+// diskGitleaksFiles reads the gitleaks files of opts from disk: ConfigPath
+// (else RepoRoot/.gitleaks.toml when present) and IgnorePath (else
+// RepoRoot/.gitleaksignore when present). Files under RepoRoot are read
+// through no symlink that leaves it; every file must be a regular file
+// within the size limits.
+func diskGitleaksFiles(opts ScannerOptions) (*GitleaksFiles, error) {
+	root := opts.RepoRoot
+	read := func(explicit, def string, max int64, what string) (*ConfigFile, error) {
+		name := explicit
+		if name == "" {
+			if root == "" {
+				return nil, nil
+			}
+			name = filepath.Join(root, def)
+		}
+		var data []byte
+		var err error
+		if rel, ok := inside(root, name); ok {
+			data, err = fsutil.ReadInRoot(root, rel, max)
+		} else {
+			data, err = fsutil.ReadFile(name, max)
+		}
+		if errors.Is(err, fs.ErrNotExist) && explicit == "" {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		return &ConfigFile{Name: name, Data: data}, nil
+	}
+	cfg, err := read(opts.ConfigPath, ".gitleaks.toml", fsutil.MaxConfigBytes, "gitleaks config")
+	if err != nil {
+		return nil, err
+	}
+	ign, err := read(opts.IgnorePath, ".gitleaksignore", fsutil.MaxIgnoreBytes, "gitleaks ignore file")
+	if err != nil {
+		return nil, err
+	}
+	base := root
+	if base == "" {
+		base = "."
+	}
+	return &GitleaksFiles{Config: cfg, Ignore: ign, ReadRelative: func(rel string) ([]byte, error) {
+		return fsutil.ReadInRoot(base, rel, fsutil.MaxConfigBytes)
+	}}, nil
+}
+
+// inside returns p relative to root when p is inside root.
+func inside(root, p string) (string, bool) {
+	if root == "" {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
 }

@@ -3,7 +3,6 @@ package audit
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	_ "unsafe" // for go:linkname to gitleaks' config.extendDepth
 
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
@@ -43,24 +43,36 @@ var gitleaksConfigMu sync.Mutex
 //go:linkname gitleaksExtendDepth github.com/zricethezav/gitleaks/v8/config.extendDepth
 var gitleaksExtendDepth int
 
-// loadGitleaksConfig builds a gitleaks config the way the gitleaks CLI does:
-// the default rules when path is "", else the toml file at path read with a
-// fresh viper, unmarshalled into config.ViperConfig and translated (which
-// honours [extend] useDefault / path). A relative [extend] path is resolved
-// against baseDir (gitleaks resolves it against its working directory, which
-// is the repository root when it is run there). Translate panics on a bad
-// regex; the panic is returned as an error naming the file.
-func loadGitleaksConfig(path, baseDir string) (cfg config.Config, err error) {
-	name := path
-	data := config.DefaultConfig
+// loadGitleaksConfig builds a gitleaks config from the toml file at path
+// ("" for the default rules); a relative [extend] path is read under baseDir
+// (see loadGitleaksData).
+func loadGitleaksConfig(path, baseDir string) (config.Config, error) {
 	if path == "" {
+		return loadGitleaksData("", nil, nil)
+	}
+	data, err := fsutil.ReadFile(path, fsutil.MaxConfigBytes)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", path, err)
+	}
+	return loadGitleaksData(path, data, func(rel string) ([]byte, error) {
+		return fsutil.ReadInRoot(baseDir, rel, fsutil.MaxConfigBytes)
+	})
+}
+
+// loadGitleaksData builds a gitleaks config the way the gitleaks CLI does:
+// the default rules when data is nil, else the toml read with a fresh
+// viper, unmarshalled into config.ViperConfig and translated (which honours
+// [extend] useDefault / path). name names the file in messages. An [extend]
+// path must be relative to the repository; readRelative reads it from
+// wherever the config itself was read (the work tree, or the base commit),
+// and gitleaks reads that copy. Translate panics on a bad regex; the panic
+// is returned as an error naming the file.
+func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (cfg config.Config, err error) {
+	text := config.DefaultConfig
+	if data == nil {
 		name = "gitleaks default config"
 	} else {
-		b, rerr := os.ReadFile(path)
-		if rerr != nil {
-			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", path, rerr)
-		}
-		data = string(b)
+		text = string(data)
 	}
 
 	gitleaksConfigMu.Lock()
@@ -76,15 +88,20 @@ func loadGitleaksConfig(path, baseDir string) (cfg config.Config, err error) {
 
 	v := viper.New()
 	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(data)); err != nil {
+	if err := v.ReadConfig(strings.NewReader(text)); err != nil {
 		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
 	}
 	var vc config.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
 		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
 	}
-	if vc.Extend.Path != "" && !filepath.IsAbs(vc.Extend.Path) && baseDir != "" {
-		vc.Extend.Path = filepath.Join(baseDir, vc.Extend.Path)
+	if vc.Extend.Path != "" {
+		tmp, err := materializeExtend(name, vc.Extend.Path, readRelative)
+		if err != nil {
+			return config.Config{}, err
+		}
+		defer os.RemoveAll(filepath.Dir(tmp))
+		vc.Extend.Path = tmp
 	}
 	cfg, err = vc.Translate()
 	if err != nil {
@@ -202,25 +219,33 @@ func allowlistDigestLines(line func(...string), kind string, a *config.Allowlist
 	line(append([]string{"stopwords"}, sw...)...)
 }
 
-// resolveOptional returns explicit when set, else def when that file exists,
-// else "".
-func resolveOptional(explicit, def string) (string, error) {
-	if explicit != "" {
-		if _, err := os.Stat(explicit); err != nil {
-			return "", err
-		}
-		return explicit, nil
+// materializeExtend reads the file a config's [extend] path names (relative
+// to the repository, from where the config was read) into a temporary file
+// for gitleaks, which reads extended configs from disk itself. A nested
+// [extend] path in that file is refused: gitleaks would read it from its
+// working directory, not from where the configuration comes from.
+func materializeExtend(name, rel string, readRelative func(string) ([]byte, error)) (string, error) {
+	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
+	if filepath.IsAbs(rel) || clean == ".." || strings.HasPrefix(clean, "../") || readRelative == nil {
+		return "", fmt.Errorf("gitleaks config %s: [extend] path %q must be a path inside the repository, relative to its root", name, rel)
 	}
-	if def == "" {
-		return "", nil
+	data, err := readRelative(clean)
+	if err != nil {
+		return "", fmt.Errorf("gitleaks config %s: [extend] path %q: %w", name, rel, err)
 	}
-	st, err := os.Stat(def)
-	switch {
-	case err == nil && st.Mode().IsRegular():
-		return def, nil
-	case err == nil, errors.Is(err, os.ErrNotExist):
-		return "", nil
-	default:
+	inner := viper.New()
+	inner.SetConfigType("toml")
+	if err := inner.ReadConfig(strings.NewReader(string(data))); err == nil && inner.GetString("extend.path") != "" {
+		return "", fmt.Errorf("gitleaks config %s: [extend] path %q itself extends %q: one level of [extend] path is supported", name, rel, inner.GetString("extend.path"))
+	}
+	dir, err := os.MkdirTemp("", "ctxpack-gitleaks-")
+	if err != nil {
 		return "", err
 	}
+	tmp := filepath.Join(dir, "extend.toml")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return tmp, nil
 }

@@ -2,11 +2,12 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
 
@@ -18,17 +19,21 @@ import (
 type ignoreSet map[string]struct{}
 
 func loadIgnoreFile(path string) (ignoreSet, error) {
-	set := ignoreSet{}
 	if path == "" {
-		return set, nil
+		return ignoreSet{}, nil
 	}
-	f, err := os.Open(path)
+	data, err := fsutil.ReadFile(path, fsutil.MaxIgnoreBytes)
 	if err != nil {
 		return nil, fmt.Errorf("gitleaks ignore file %s: %w", path, err)
 	}
-	defer f.Close()
-	if err := set.read(f); err != nil {
-		return nil, fmt.Errorf("gitleaks ignore file %s: %w", path, err)
+	return parseIgnore(path, data)
+}
+
+// parseIgnore reads .gitleaksignore content; name names it in messages.
+func parseIgnore(name string, data []byte) (ignoreSet, error) {
+	set := ignoreSet{}
+	if err := set.read(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("gitleaks ignore file %s: %w", name, err)
 	}
 	return set, nil
 }

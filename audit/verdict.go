@@ -37,7 +37,15 @@ const (
 	CodeOverDestination   = "over_destination"
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
-	CodeHistorySkipped    = "history_scan_skipped"
+	// CodeHistoryUnavailable: the per-commit secret scan could not run (the
+	// commits could be neither fetched nor read from the API's patches).
+	CodeHistoryUnavailable = "history_scan_unavailable"
+	// CodeHistoryBlobSkipped: a blob over the size limit was not read by
+	// the per-commit secret scan.
+	CodeHistoryBlobSkipped = "history_blob_skipped"
+	// CodeRecordMismatch: the transparency record beside the pack is not
+	// its record (another run's, or a write interrupted between the two).
+	CodeRecordMismatch = "record_mismatch"
 	// CodeContentUnavailable is a changed file whose content the
 	// repository could not provide (a partial clone's blob its promisor
 	// remote could not send): the change was not checked.

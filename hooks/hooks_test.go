@@ -274,8 +274,22 @@ func TestGitleaksIgnoreFingerprintAllows(t *testing.T) {
 	if out, err := f.push(); err == nil {
 		t.Fatalf("passed:\n%s", out)
 	}
+	// A push that brings its own .gitleaksignore does not loosen its own
+	// check: the configuration of the push's base applies.
 	f.g.Write(".gitleaksignore", added+":fixtures/token.txt:github-pat:1\n")
 	f.g.Commit("ignore the fixture token")
+	if out, err := f.push(); err == nil || !strings.Contains(out, "refs/heads/main: FAIL") || !strings.Contains(out, "the base's applies") {
+		t.Fatalf("the push's own .gitleaksignore applied:\n%s", out)
+	}
+	// Once the remote has the ignore file, it applies to what follows.
+	f.g.Git("reset", "-q", "--hard", "HEAD~3")
+	f.g.Write(".gitleaksignore", "fixtures/token.txt:github-pat:1\n")
+	f.g.Commit("ignore the fixture token")
+	f.mustPush()
+	f.g.Write("fixtures/token.txt", "token: "+fakeToken(2)+"\n")
+	f.g.Commit("fixture token")
+	f.g.Remove("fixtures/token.txt")
+	f.g.Commit("drop it")
 	out := f.mustPush()
 	if !strings.Contains(out, "refs/heads/main: pass") {
 		t.Fatalf("output:\n%s", out)

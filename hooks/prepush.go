@@ -285,7 +285,7 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 		// A note on a notes commit would move the notes ref being pushed
 		// (and every push of the notes would then leave a new one behind).
 		notesRef := strings.HasPrefix(res.LocalRef, "refs/notes/") || strings.HasPrefix(res.RemoteRef, "refs/notes/")
-		if err := keep(repo, res, suffix, opts.NoNotes || suffix != "" || notesRef); err != nil {
+		if err := keep(ctx, repo, res, suffix, opts.NoNotes || suffix != "" || notesRef); err != nil {
 			return nil, err
 		}
 		done[t.head] = append(done[t.head], t)
@@ -304,7 +304,7 @@ func subset(a, b map[source.ObjectID]bool) bool {
 
 // keep writes the pack and record under <common dir>/ctxpack/prepush/ and the
 // record as the head commit's note.
-func keep(repo *source.Repo, res *RefResult, suffix string, noNotes bool) error {
+func keep(ctx context.Context, repo *source.Repo, res *RefResult, suffix string, noNotes bool) error {
 	run := res.Run
 	state := repo.StateDir()
 	dir := filepath.Join(state, "prepush")
@@ -314,17 +314,16 @@ func keep(repo *source.Repo, res *RefResult, suffix string, noNotes bool) error 
 	name := pipeline.ShortSHA(run.Snapshot.Source.Head) + suffix
 	res.PackFile = filepath.Join(dir, name+".pack.json")
 	res.RecordFile = filepath.Join(dir, name+".record.json")
-	if err := fsutil.WriteFile(res.PackFile, run.Result.JSON, 0o644); err != nil {
-		return err
-	}
-	if err := fsutil.WriteFile(res.RecordFile, run.RecordJSON, 0o644); err != nil {
-		return err
-	}
+	// The note first: storing it binds the record to its parent's record as
+	// it is then, which the record file must carry too.
 	if !noNotes {
 		res.NoteErr = run.WriteNote()
 		res.Noted = res.NoteErr == nil
 	}
-	return nil
+	var files fsutil.Batch // one unit: the record names the pack's digest
+	files.Add(res.RecordFile, run.RecordJSON, 0o644)
+	files.Add(res.PackFile, run.Result.JSON, 0o644)
+	return files.Commit(ctx)
 }
 
 // PreCommitUpdates rebuilds the push the pre-commit framework describes in its

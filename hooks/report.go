@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/ctxpack/ctxpack/transparency"
 )
@@ -21,22 +22,22 @@ func (r *Report) Write(w io.Writer) {
 	if r.URL != "" && r.URL != r.Remote {
 		dest += " (" + r.URL + ")"
 	}
-	fmt.Fprintf(w, "ctxpack pre-push → %s\n", dest)
+	fmt.Fprintf(w, "ctxpack pre-push → %s\n", safetext.Line(dest))
 	if len(r.Refs) == 0 {
 		fmt.Fprintln(w, "  nothing to push")
 	}
 	var failed []RefResult
 	for _, ref := range r.Refs {
-		name := ref.RemoteRef
+		name := safetext.Line(ref.RemoteRef)
 		if ref.LocalRef != ref.RemoteRef && !ref.Deleted() {
-			name = ref.LocalRef + " → " + ref.RemoteRef
+			name = safetext.Line(ref.LocalRef + " → " + ref.RemoteRef)
 		}
 		switch ref.Status {
 		case StatusSkipped:
-			fmt.Fprintf(w, "  %s: skipped, %s\n", name, ref.Why)
+			fmt.Fprintf(w, "  %s: skipped, %s\n", name, safetext.Line(ref.Why))
 			continue
 		case StatusBlocked:
-			fmt.Fprintf(w, "  %s: BLOCKED, %s\n", name, ref.Why)
+			fmt.Fprintf(w, "  %s: BLOCKED, %s\n", name, safetext.Line(ref.Why))
 			failed = append(failed, ref)
 			continue
 		}
@@ -47,7 +48,7 @@ func (r *Report) Write(w io.Writer) {
 			failed = append(failed, ref)
 		}
 		if ref.SameAs != "" {
-			fmt.Fprintf(w, "  %s: %s, its commits are checked with %s\n", name, verdict, ref.SameAs)
+			fmt.Fprintf(w, "  %s: %s, its commits are checked with %s\n", name, verdict, safetext.Line(ref.SameAs))
 			continue
 		}
 		files := 0
@@ -64,12 +65,15 @@ func (r *Report) Write(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 		if ref.Why != "" && !strings.HasPrefix(ref.Why, "update ") {
-			fmt.Fprintf(w, "      %s\n", ref.Why)
+			fmt.Fprintf(w, "      %s\n", safetext.Line(ref.Why))
+		}
+		if c := run.Snapshot.Source.Config; c != nil && c.Note != "" {
+			fmt.Fprintf(w, "      %s\n", safetext.Line(c.Note))
 		}
 		fmt.Fprintf(w, "      pack %s (%s), record %s\n", r.rel(ref.PackFile), packID(run), r.rel(ref.RecordFile))
 		switch {
 		case ref.NoteErr != nil:
-			fmt.Fprintf(w, "      warning: the record was not stored as a git note: %v\n", ref.NoteErr)
+			fmt.Fprintf(w, "      warning: the record was not stored as a git note: %s\n", safetext.Line(ref.NoteErr.Error()))
 		case ref.Noted:
 			fmt.Fprintf(w, "      note %s on %s\n", transparency.NotesRef, pipeline.ShortSHA(run.Snapshot.Source.Head))
 		}
@@ -81,7 +85,7 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "\nctxpack: push blocked (%s):\n", plural(len(failed), "ref"))
 	for _, ref := range failed {
 		if ref.Status == StatusBlocked {
-			fmt.Fprintf(w, "  %s: %s\n", ref.RemoteRef, ref.Why)
+			fmt.Fprintf(w, "  %s: %s\n", safetext.Line(ref.RemoteRef), safetext.Line(ref.Why))
 			continue
 		}
 		if ref.SameAs != "" {
@@ -120,9 +124,9 @@ func findingLine(c audit.Check, head string) (string, bool) {
 		if v, ok := d["commit"].(string); ok && v != "" {
 			commit = pipeline.ShortSHA(v)
 		}
-		return fmt.Sprintf("%s %s:%v %s", commit, path, d["line"], rule), true
+		return fmt.Sprintf("%s %s:%v %s", commit, safetext.Line(path), d["line"], safetext.Line(rule)), true
 	}
-	return fmt.Sprintf("%s: %s", c.Code, c.Message), c.Kind == audit.KindSecret
+	return fmt.Sprintf("%s: %s", c.Code, safetext.Line(c.Message)), c.Kind == audit.KindSecret
 }
 
 func (r *Report) rel(p string) string {

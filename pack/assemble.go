@@ -7,6 +7,7 @@ import (
 	"encoding/base32"
 	"encoding/hex"
 	"fmt"
+	"github.com/ctxpack/ctxpack/lang"
 	"path"
 	"sort"
 	"strconv"
@@ -327,7 +328,7 @@ func encodingNote(enc string) string {
 
 func item(e *entry) Item {
 	sum := sha256.Sum256([]byte(e.sent))
-	n := countLines(e.original)
+	n := lang.CountLines(e.original)
 	start := 1
 	if n == 0 {
 		start = 0

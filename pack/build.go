@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ctxpack/ctxpack/lang"
 	"runtime"
 	"sort"
 	"strings"
@@ -133,8 +134,8 @@ type builder struct {
 	selection Selection
 	byPath    map[string]*entry
 	// facts, resolver: the language facts and import resolver (imports.go).
-	facts    map[string]*Facts
-	resolver *resolver
+	facts    map[string]*lang.Facts
+	resolver *lang.Resolver
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
@@ -178,7 +179,7 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		// Manifests are read only when their content could leave anyway.
 		readable[e.file.Path] = e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
 	}
-	manifest, notes := BuildManifest(ctx, b.snap.Source.Repository, b.snap.Files, func(p string) bool { return readable[p] })
+	manifest, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, langFiles(b.snap.Files), func(p string) bool { return readable[p] })
 	b.notes = append(b.notes, notes...)
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"github.com/ctxpack/ctxpack/lang"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -148,7 +149,7 @@ func classify(p string, typ FileType) (Category, string) {
 	if configNames[base] {
 		return CatConfig, ImportanceCritical
 	}
-	if isTest(lower, base) {
+	if lang.IsTestPath(p) {
 		return CatTest, ""
 	}
 	if (stem == "main" || stem == "index" || stem == "app" || stem == "server") && sourceExts[e] {
@@ -181,20 +182,6 @@ func classify(p string, typ FileType) (Category, string) {
 		return CatConfig, ""
 	}
 	return CatOther, ""
-}
-
-func isTest(lower, base string) bool {
-	if strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".py") ||
-		strings.HasSuffix(base, "_test.py") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.HasSuffix(base, "test.java") || strings.HasSuffix(base, "tests.java") || strings.HasSuffix(base, "_spec.rb") {
-		return true
-	}
-	for _, dir := range []string{"test/", "tests/", "__tests__/", "testdata/", "spec/"} {
-		if strings.HasPrefix(lower, dir) || strings.Contains(lower, "/"+dir) {
-			return true
-		}
-	}
-	return false
 }
 
 var importanceRank = map[string]int{ImportanceCritical: 0, ImportanceHigh: 1, ImportanceMedium: 2}

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"github.com/ctxpack/ctxpack/lang"
 	"time"
 )
 
@@ -54,6 +55,15 @@ type CommitPatch struct {
 	// a partial clone could not fetch): the commit's history scan is
 	// incomplete without them.
 	Unread []string
+	// Skipped are the files of the commit whose lines were not read: a
+	// blob over the size limit of the per-commit scan.
+	Skipped []SkippedFile
+}
+
+// SkippedFile is a file a bounded read left out, with its size.
+type SkippedFile struct {
+	Path string
+	Size int64
 }
 
 // AddedLines is the lines a commit added to one file, with their line numbers
@@ -67,4 +77,13 @@ type AddedLines struct {
 type Line struct {
 	Number int
 	Text   string
+}
+
+// langFiles is the snapshot's files as package lang reads them.
+func langFiles(files []File) []lang.File {
+	out := make([]lang.File, len(files))
+	for i, f := range files {
+		out[i] = lang.File{Path: f.Path, Size: f.Size, Regular: f.Mode == ModeRegular || f.Mode == ModeExecutable, Read: f.Read}
+	}
+	return out
 }

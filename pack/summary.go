@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxpack/ctxpack/lang"
 	"runtime"
 	"sort"
 	"strings"
@@ -26,9 +27,9 @@ type summaryBuilder struct {
 	// paths are the packable files (not excluded by any rule), in snapshot order.
 	paths    []string
 	entries  map[string]*entry
-	facts    map[string]*Facts
-	resolver *resolver
-	graph    *importGraph
+	facts    map[string]*lang.Facts
+	resolver *lang.Resolver
+	graph    *lang.Graph
 	changed  map[string]bool
 
 	units []*sumUnit
@@ -67,7 +68,7 @@ type sumUnit struct {
 // extractAll derives the facts of the packable files, in parallel.
 func (b *builder) extractAll(paths []string) {
 	if b.facts == nil {
-		b.facts = map[string]*Facts{}
+		b.facts = map[string]*lang.Facts{}
 	}
 	var todo []*entry
 	for _, p := range paths {
@@ -75,7 +76,7 @@ func (b *builder) extractAll(paths []string) {
 			todo = append(todo, b.byPath[p])
 		}
 	}
-	out := make([]*Facts, len(todo))
+	out := make([]*lang.Facts, len(todo))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	workers := min(runtime.GOMAXPROCS(0), 8)
@@ -84,7 +85,7 @@ func (b *builder) extractAll(paths []string) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i] = Extract(todo[i].file.Path, todo[i].analysis)
+				out[i] = lang.Extract(todo[i].file.Path, todo[i].analysis)
 			}
 		}()
 	}
@@ -110,7 +111,7 @@ func (b *builder) candidatePaths() []string {
 }
 
 // factsOf returns the facts of a packable file (nil for an excluded one).
-func (b *builder) factsOf(p string) *Facts {
+func (b *builder) factsOf(p string) *lang.Facts {
 	if f, ok := b.facts[p]; ok {
 		return f
 	}
@@ -123,9 +124,9 @@ func (b *builder) factsOf(p string) *Facts {
 }
 
 // resolverOf builds (once) the import resolver over the packable files.
-func (b *builder) resolverOf() *resolver {
+func (b *builder) resolverOf() *lang.Resolver {
 	if b.resolver == nil {
-		b.resolver = newResolver(b.candidatePaths(), func(p string) string {
+		b.resolver = lang.NewResolver(b.candidatePaths(), func(p string) string {
 			if e := b.byPath[p]; e != nil {
 				return e.analysis
 			}
@@ -139,7 +140,7 @@ func (b *builder) resolverOf() *resolver {
 // files import, resolved in the repository.
 func (b *builder) relatedByImports(changed []string) []string {
 	r := b.resolverOf()
-	return relatedFiles(changed, func(p string) []unit { return r.resolve(p, b.factsOf(p)) })
+	return lang.RelatedFiles(changed, func(p string) []lang.Unit { return r.Resolve(p, b.factsOf(p)) })
 }
 
 // buildSummary builds a Summary pack that fits the tier and max_content_bytes.
@@ -157,7 +158,7 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 	b.extractAll(sb.paths)
 	sb.facts = b.facts
 	sb.resolver = b.resolverOf()
-	sb.graph = buildGraph(sb.resolver, sb.paths, b.factsOf)
+	sb.graph = lang.BuildGraph(sb.resolver, sb.paths, b.factsOf)
 	for _, c := range b.snap.Changes {
 		if c.Status != "deleted" {
 			sb.changed[c.Path] = true
@@ -444,7 +445,7 @@ func (sb *summaryBuilder) assemble(lv condensation, k int) (*Pack, int) {
 		default:
 			c.Diff = strings.Join(hunks[:n], "") + strings.TrimPrefix(TruncationMarker, "\n")
 			c.DiffTruncated = true
-			limit := countLines(strings.Join(hunks[:n], ""))
+			limit := lang.CountLines(strings.Join(hunks[:n], ""))
 			var reds []Redaction
 			for _, r := range c.Redactions {
 				if r.Line <= limit {
@@ -805,7 +806,7 @@ func condenseIndex(full []IndexEntry, pinned map[string]bool, d int) ([]IndexEnt
 			out = append(out, e)
 			continue
 		}
-		dir := dirOf(e.Path)
+		dir := lang.DirOf(e.Path)
 		if dir != "" {
 			parts := strings.Split(dir, "/")
 			if len(parts) > d {
@@ -849,16 +850,16 @@ func condenseIndex(full []IndexEntry, pinned map[string]bool, d int) ([]IndexEnt
 			exts[x]++
 		}
 		var parts []string
-		for i, c := range mfTop(exts) {
+		for i, c := range lang.TopCounts(exts) {
 			if i == 3 {
 				rest := 0
-				for _, c2 := range mfTop(exts)[3:] {
-					rest += c2.n
+				for _, c2 := range lang.TopCounts(exts)[3:] {
+					rest += c2.N
 				}
 				parts = append(parts, "other "+th(rest))
 				break
 			}
-			parts = append(parts, c.name+" "+th(c.n))
+			parts = append(parts, c.Name+" "+th(c.N))
 		}
 		ce.Detail = fmt.Sprintf("condensed: %s (%s)", count(len(idx), "file", "files"), strings.Join(parts, ", "))
 		out = append(out, ce)

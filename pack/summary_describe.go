@@ -2,6 +2,7 @@ package pack
 
 import (
 	"fmt"
+	"github.com/ctxpack/ctxpack/lang"
 	"path"
 	"sort"
 	"strings"
@@ -23,8 +24,8 @@ const (
 
 // langName names the language of a path for prose ("Go", "TypeScript").
 func langName(p string) string {
-	if l, ok := mfLanguages[ext(p)]; ok {
-		return l.name
+	if name, _, ok := lang.LanguageName(p); ok {
+		return name
 	}
 	switch strings.ToLower(path.Base(p)) {
 	case "go.mod":
@@ -103,29 +104,29 @@ func changeNote(c *Change) string {
 }
 
 // frameworkList joins the frameworks of routes.
-func routeFrameworks(routes []Route) string {
+func routeFrameworks(routes []lang.Route) string {
 	var fws []string
 	for _, r := range routes {
 		fws = append(fws, r.Framework)
 	}
-	return strings.Join(sortedSet(fws), ", ")
+	return strings.Join(lang.SortedSet(fws), ", ")
 }
 
 // describeFile builds the KeyFileSummary of one packable file. Everything
 // in it is derived from the file's (redacted) text and facts.
-func (sb *summaryBuilder) describeFile(e *entry, f *Facts, ch *Change) KeyFileSummary {
+func (sb *summaryBuilder) describeFile(e *entry, f *lang.Facts, ch *Change) KeyFileSummary {
 	p := e.file.Path
 	k := KeyFileSummary{Path: p, Category: e.index.Category, Exports: []string{}, Dependencies: []string{}, NotableCode: []string{}}
 	var parts []string
 	if ch != nil {
 		parts = append(parts, "Changed: "+changeNote(ch)+".")
 	}
-	lang := langName(p)
-	if lang == "" {
-		lang = "Text"
+	language := langName(p)
+	if language == "" {
+		language = "Text"
 	}
-	desc := lang + " file"
-	if f.Package != "" && (f.Lang == LangGo || f.Lang == LangJava) {
+	desc := language + " file"
+	if f.Package != "" && (f.Lang == lang.LangGo || f.Lang == lang.LangJava) {
 		desc += " (package " + f.Package + ")"
 	}
 	desc += fmt.Sprintf(", %s, %s.", count(f.Lines, "line", "lines"), count(int(e.row.BytesOriginal), "byte", "bytes"))
@@ -150,7 +151,7 @@ func (sb *summaryBuilder) describeFile(e *entry, f *Facts, ch *Change) KeyFileSu
 		parts = append(parts, fmt.Sprintf("Declares %s.", count(len(f.Commands), "CLI command", "CLI commands")))
 	}
 	if f.Lang != "" {
-		local := len(sb.graph.out[p])
+		local := len(sb.graph.Out[p])
 		in := sb.fanIn(p)
 		s := fmt.Sprintf("Imports %s", count(len(f.Imports), "module", "modules"))
 		if local > 0 {
@@ -173,7 +174,7 @@ func (sb *summaryBuilder) describeFile(e *entry, f *Facts, ch *Change) KeyFileSu
 
 	var notable []string
 	for _, s := range f.Signals {
-		notable = append(notable, fmt.Sprintf("line %s: %s: %s", th(s.Line), s.What, lineText(e.analysis, s.Line, snippetWidth)))
+		notable = append(notable, fmt.Sprintf("line %s: %s: %s", th(s.Line), s.What, lang.LineText(e.analysis, s.Line, snippetWidth)))
 	}
 	for _, r := range f.Routes {
 		n := fmt.Sprintf("line %s: %s", th(r.Line), r.String())
@@ -189,16 +190,16 @@ func (sb *summaryBuilder) describeFile(e *entry, f *Facts, ch *Change) KeyFileSu
 		}
 	}
 	if f.Lang == "" {
-		for _, l := range firstLines(e.analysis, 6, snippetWidth) {
-			notable = append(notable, fmt.Sprintf("line %s: %s", th(l.n), l.text))
+		for _, l := range lang.FirstLines(e.analysis, 6, snippetWidth) {
+			notable = append(notable, fmt.Sprintf("line %s: %s", th(l.N), l.Text))
 		}
 	}
 	k.NotableCode = capList(notable, maxNotable)
 	return k
 }
 
-func largestFunc(fs []Func) *Func {
-	var best *Func
+func largestFunc(fs []lang.Func) *lang.Func {
+	var best *lang.Func
 	for i := range fs {
 		if best == nil || fs[i].Lines() > best.Lines() {
 			best = &fs[i]
@@ -217,25 +218,25 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 	goMainDirs := map[string]string{}
 	for _, p := range sb.paths {
 		f := sb.facts[p]
-		if f != nil && f.Lang == LangGo && f.Main && !isTestPath(p) {
-			if _, ok := goMainDirs[dirOf(p)]; !ok {
-				goMainDirs[dirOf(p)] = p
+		if f != nil && f.Lang == lang.LangGo && f.Main && !lang.IsTestPath(p) {
+			if _, ok := goMainDirs[lang.DirOf(p)]; !ok {
+				goMainDirs[lang.DirOf(p)] = p
 			}
 		}
 	}
 	for _, p := range sb.paths {
 		f := sb.facts[p]
-		if f == nil || isTestPath(p) {
+		if f == nil || lang.IsTestPath(p) {
 			continue
 		}
 		switch {
-		case f.Lang == LangGo && f.Main && goMainDirs[dirOf(p)] == p:
-			dir := dirOf(p)
-			var routes []Route
+		case f.Lang == lang.LangGo && f.Main && goMainDirs[lang.DirOf(p)] == p:
+			dir := lang.DirOf(p)
+			var routes []lang.Route
 			var cmds []string
 			fws := map[string]bool{}
-			for _, q := range sb.resolver.dirs[dir] {
-				if g := sb.facts[q]; g != nil && g.Lang == LangGo && !isTestPath(q) {
+			for _, q := range sb.resolver.DirFiles(dir) {
+				if g := sb.facts[q]; g != nil && g.Lang == lang.LangGo && !lang.IsTestPath(q) {
 					routes = append(routes, g.Routes...)
 					cmds = append(cmds, g.Commands...)
 					for _, fw := range g.Frameworks {
@@ -251,34 +252,34 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 			desc := fmt.Sprintf("Go program (package main in %s), func main at line %s", where, th(f.MainLine))
 			out = append(out, sb.entry(p, desc, routes, cmds, true))
 			programs[p] = true
-		case f.Main && f.Lang != LangGo:
+		case f.Main && f.Lang != lang.LangGo:
 			programs[p] = true
 			covered[p] = true
 			desc := fmt.Sprintf("%s program entry at line %s", langName(p), th(f.MainLine))
 			switch {
-			case f.Lang == LangPython && path.Base(p) == "__main__.py":
+			case f.Lang == lang.LangPython && path.Base(p) == "__main__.py":
 				desc = "Python package entry (__main__.py, run with python -m)"
-			case f.Lang == LangPython:
+			case f.Lang == lang.LangPython:
 				desc = fmt.Sprintf("Python script (if __name__ == \"__main__\" at line %s)", th(f.MainLine))
-			case f.Lang == LangJavaScript || f.Lang == LangTypeScript:
+			case f.Lang == lang.LangJavaScript || f.Lang == lang.LangTypeScript:
 				if f.MainLine == 1 {
 					desc = langName(p) + " executable script (shebang)"
 				} else {
 					desc = fmt.Sprintf("%s script run directly (require.main === module at line %s)", langName(p), th(f.MainLine))
 				}
-			case f.Lang == LangRust:
+			case f.Lang == lang.LangRust:
 				desc = fmt.Sprintf("Rust binary, fn main at line %s", th(f.MainLine))
-			case f.Lang == LangJava:
+			case f.Lang == lang.LangJava:
 				desc = fmt.Sprintf("Java program, public static void main at line %s", th(f.MainLine))
-				if hasFramework(f, "spring-boot") {
+				if lang.HasFramework(f, "spring-boot") {
 					desc = fmt.Sprintf("Spring Boot application, main at line %s", th(f.MainLine))
 				}
 			}
 			ep := sb.entry(p, desc, f.Routes, f.Commands, true)
-			if f.Lang == LangPython && len(f.Commands) == 0 && ep.Type == "cli" && path.Base(p) != "__main__.py" && !hasFramework(f, "argparse") && !hasFramework(f, "click") && !hasFramework(f, "typer") {
+			if f.Lang == lang.LangPython && len(f.Commands) == 0 && ep.Type == "cli" && path.Base(p) != "__main__.py" && !lang.HasFramework(f, "argparse") && !lang.HasFramework(f, "click") && !lang.HasFramework(f, "typer") {
 				ep.Type = "script"
 			}
-			if hasFramework(f, "spring-boot") && ep.Type == "cli" {
+			if lang.HasFramework(f, "spring-boot") && ep.Type == "cli" {
 				ep.Type = "web"
 			}
 			out = append(out, ep)
@@ -287,7 +288,7 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 	// Files registering routes or commands that no program above lists.
 	for _, p := range sb.paths {
 		f := sb.facts[p]
-		if f == nil || covered[p] || isTestPath(p) || len(f.Routes) == 0 && len(f.Commands) == 0 {
+		if f == nil || covered[p] || lang.IsTestPath(p) || len(f.Routes) == 0 && len(f.Commands) == 0 {
 			continue
 		}
 		covered[p] = true
@@ -314,7 +315,7 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 		listed[p] = true
 		manifestListed[p] = true
 		typ := "script"
-		if f := sb.facts[p]; f != nil && f.Lang == LangGo {
+		if f := sb.facts[p]; f != nil && f.Lang == lang.LangGo {
 			typ = "cli"
 		}
 		out = append(out, Entrypoint{Path: p, Type: typ, Description: "Listed as an entry point by the project manifest"})
@@ -347,7 +348,7 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 }
 
 // entry builds an entrypoint with its type from what it registers.
-func (sb *summaryBuilder) entry(p, desc string, routes []Route, cmds []string, program bool) Entrypoint {
+func (sb *summaryBuilder) entry(p, desc string, routes []lang.Route, cmds []string, program bool) Entrypoint {
 	ep := Entrypoint{Path: p, Description: desc}
 	var list []string
 	seen := map[string]bool{}
@@ -394,10 +395,10 @@ func (sb *summaryBuilder) entry(p, desc string, routes []Route, cmds []string, p
 // libraries lists package roots when the repository has no program.
 func (sb *summaryBuilder) libraries() []Entrypoint {
 	var out []Entrypoint
-	for _, m := range sb.resolver.goMods {
-		for _, p := range sb.resolver.dirs[m.dir] {
-			if strings.HasSuffix(p, ".go") && !isTestPath(p) {
-				out = append(out, Entrypoint{Path: p, Type: "library", Description: "Go package " + m.path + " (module root)"})
+	for _, m := range sb.resolver.GoModules() {
+		for _, p := range sb.resolver.DirFiles(m.Dir) {
+			if strings.HasSuffix(p, ".go") && !lang.IsTestPath(p) {
+				out = append(out, Entrypoint{Path: p, Type: "library", Description: "Go package " + m.Path + " (module root)"})
 				break
 			}
 		}
@@ -408,8 +409,8 @@ func (sb *summaryBuilder) libraries() []Entrypoint {
 		switch {
 		case base == "lib.rs" && (d == 1 && strings.HasPrefix(p, "src/") || strings.HasSuffix(p, "/src/lib.rs")):
 			out = append(out, Entrypoint{Path: p, Type: "library", Description: "Rust library crate root"})
-		case base == "__init__.py" && (d == 1 || d == 2 && strings.HasPrefix(p, "src/")) && !isTestPath(p):
-			out = append(out, Entrypoint{Path: p, Type: "library", Description: "Python package " + path.Base(dirOf(p))})
+		case base == "__init__.py" && (d == 1 || d == 2 && strings.HasPrefix(p, "src/")) && !lang.IsTestPath(p):
+			out = append(out, Entrypoint{Path: p, Type: "library", Description: "Python package " + path.Base(lang.DirOf(p))})
 		case (base == "index.ts" || base == "index.js" || base == "index.mjs") && (d == 0 || d == 1 && strings.HasPrefix(p, "src/")):
 			out = append(out, Entrypoint{Path: p, Type: "library", Description: langName(p) + " package entry module"})
 		}
@@ -431,7 +432,7 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 	for _, p := range sb.paths {
 		e := sb.entries[p]
 		f := sb.facts[p]
-		test := isTestPath(p)
+		test := lang.IsTestPath(p)
 		// Secrets redacted from this file: a security indicator even in config files.
 		var sec []string
 		if e.row.Redactions > 0 {
@@ -447,7 +448,7 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 		kinds := map[string]int{}
 		for _, s := range f.Signals {
 			ind := fmt.Sprintf("%s at line %s", s.What, th(s.Line))
-			if s.Kind == SignalSecurity {
+			if s.Kind == lang.SignalSecurity {
 				sec = append(sec, ind)
 				k, _, _ := strings.Cut(s.What, " (")
 				kinds[k]++
@@ -501,25 +502,25 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 		if len(perf) > 0 {
 			add(p, "performance", count(len(perf), "performance indicator", "performance indicators"), perf, len(perf))
 		}
-		if out := len(sb.graph.out[p]); out >= hotFanOut && !test {
+		if out := len(sb.graph.Out[p]); out >= hotFanOut && !test {
 			add(p, "coupling", fmt.Sprintf("imports %s of this repository", count(out, "module", "modules")),
 				[]string{fmt.Sprintf("imports %s in-repo modules (fan-out)", th(out))}, out)
 		}
 	}
 	// Fan-in per unit (a Go package or a file).
-	for _, key := range sortedKeys(sb.graph.in) {
-		in := sb.graph.in[key]
+	for _, key := range sortedKeys(sb.graph.In) {
+		in := sb.graph.In[key]
 		if len(in) < hotFanIn {
 			continue
 		}
 		dirs := map[string]bool{}
 		for _, p := range in {
-			dirs[dirOf(p)] = true
+			dirs[lang.DirOf(p)] = true
 		}
 		p := key
 		desc := fmt.Sprintf("imported by %s", count(len(in), "file", "files"))
 		if strings.HasSuffix(key, "/") {
-			desc = fmt.Sprintf("Go package (%s) %s", count(len(sb.graph.units[key]), "file", "files"), desc)
+			desc = fmt.Sprintf("Go package (%s) %s", count(len(sb.graph.Units[key]), "file", "files"), desc)
 		}
 		ind := []string{fmt.Sprintf("imported by %s in %s (fan-in)", count(len(in), "file", "files"), count(len(dirs), "directory", "directories"))}
 		add(p, "coupling", desc, ind, len(in))
@@ -559,16 +560,16 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // fanIn is the number of (non-test) files importing p's unit.
 func (sb *summaryBuilder) fanIn(p string) int {
-	if n := len(sb.graph.in[p]); n > 0 {
+	if n := len(sb.graph.In[p]); n > 0 {
 		return n
 	}
 	if strings.HasSuffix(p, ".go") {
-		d := dirOf(p)
+		d := lang.DirOf(p)
 		key := d + "/"
 		if d == "" {
 			key = "./"
 		}
-		return len(sb.graph.in[key])
+		return len(sb.graph.In[key])
 	}
 	return 0
 }
@@ -580,11 +581,11 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	rs := &RepoSummary{KeyTechnologies: []string{}, NotablePatterns: []string{}, PotentialConcerns: []string{}}
 
 	// Languages by lines of the packable files.
-	type lang struct {
+	type langUse struct {
 		name         string
 		files, lines int
 	}
-	langs := map[string]*lang{}
+	langs := map[string]*langUse{}
 	totalLines := 0
 	for _, p := range sb.paths {
 		name := langName(p)
@@ -594,14 +595,14 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 		}
 		l := langs[name]
 		if l == nil {
-			l = &lang{name: name}
+			l = &langUse{name: name}
 			langs[name] = l
 		}
 		l.files++
 		l.lines += f.Lines
 		totalLines += f.Lines
 	}
-	var byLines []*lang
+	var byLines []*langUse
 	for _, l := range langs {
 		byLines = append(byLines, l)
 	}
@@ -611,14 +612,7 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 		}
 		return byLines[i].name < byLines[j].name
 	})
-	programming := func(name string) bool {
-		for _, l := range mfLanguages {
-			if l.name == name {
-				return l.project != ""
-			}
-		}
-		return false
-	}
+	programming := lang.IsProgrammingLanguage
 
 	// Paragraph 1: what it is.
 	var p1 strings.Builder
@@ -626,7 +620,7 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	if typ == "" {
 		typ = m.ProjectType
 	}
-	if typ == "" || typ == ProjectUnknown {
+	if typ == "" || typ == lang.ProjectUnknown {
 		typ = "software"
 	}
 	fmt.Fprintf(&p1, "%s is %s %s project", m.ProjectName, article(typ), typ)
@@ -671,7 +665,7 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	}
 	routes, cmds := 0, 0
 	for _, p := range sb.paths {
-		if f := sb.facts[p]; f != nil && !isTestPath(p) {
+		if f := sb.facts[p]; f != nil && !lang.IsTestPath(p) {
 			routes += len(f.Routes)
 			cmds += len(f.Commands)
 		}
@@ -693,9 +687,9 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 
 	// Paragraph 3: structure, coupling, risks and the change.
 	var p3 strings.Builder
-	fmt.Fprintf(&p3, "Import graph: %s between files of this repository", count(sb.graph.edges, "resolved import", "resolved imports"))
+	fmt.Fprintf(&p3, "Import graph: %s between files of this repository", count(sb.graph.Edges, "resolved import", "resolved imports"))
 	if top := sb.mostImported(); top != "" {
-		fmt.Fprintf(&p3, "; most imported: %s (by %s)", top, count(len(sb.graph.in[top]), "file", "files"))
+		fmt.Fprintf(&p3, "; most imported: %s (by %s)", top, count(len(sb.graph.In[top]), "file", "files"))
 	}
 	p3.WriteString(".")
 	riskCounts := map[string]int{}
@@ -738,8 +732,8 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 			}
 		}
 	}
-	for _, c := range mfTop(fwCount) {
-		rs.KeyTechnologies = append(rs.KeyTechnologies, c.name)
+	for _, c := range lang.TopCounts(fwCount) {
+		rs.KeyTechnologies = append(rs.KeyTechnologies, c.Name)
 	}
 	if m.BuildSystem != "" {
 		rs.KeyTechnologies = append(rs.KeyTechnologies, m.BuildSystem+" (build)")
@@ -747,11 +741,11 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	if m.TestFramework != "" {
 		rs.KeyTechnologies = append(rs.KeyTechnologies, m.TestFramework+" (tests)")
 	}
-	rs.KeyTechnologies = dedupe(rs.KeyTechnologies)
+	rs.KeyTechnologies = lang.Dedupe(rs.KeyTechnologies)
 
 	// Notable patterns.
 	if routes > 0 {
-		rs.NotablePatterns = append(rs.NotablePatterns, fmt.Sprintf("HTTP server: %s in %s", count(routes, "route", "routes"), count(sb.filesWith(func(f *Facts) bool { return len(f.Routes) > 0 }), "file", "files")))
+		rs.NotablePatterns = append(rs.NotablePatterns, fmt.Sprintf("HTTP server: %s in %s", count(routes, "route", "routes"), count(sb.filesWith(func(f *lang.Facts) bool { return len(f.Routes) > 0 }), "file", "files")))
 	}
 	if cmds > 0 {
 		rs.NotablePatterns = append(rs.NotablePatterns, fmt.Sprintf("command-line interface: %s", count(cmds, "command", "commands")))
@@ -774,8 +768,8 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	if tests > 0 {
 		rs.NotablePatterns = append(rs.NotablePatterns, fmt.Sprintf("tests: %s", count(tests, "test file", "test files")))
 	}
-	if sb.graph.edges > 0 {
-		rs.NotablePatterns = append(rs.NotablePatterns, fmt.Sprintf("modular code: %s of this repository's files import %s of its modules", th(len(sb.graph.out)), th(len(sb.graph.units))))
+	if sb.graph.Edges > 0 {
+		rs.NotablePatterns = append(rs.NotablePatterns, fmt.Sprintf("modular code: %s of this repository's files import %s of its modules", th(len(sb.graph.Out)), th(len(sb.graph.Units))))
 	}
 	for _, dir := range []string{"migrations", "db/migrations", "migrate"} {
 		if n := sb.filesUnder(dir); n > 0 {
@@ -805,7 +799,7 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 	}
 	long := 0
 	for _, p := range sb.paths {
-		if f := sb.facts[p]; f != nil && !isTestPath(p) {
+		if f := sb.facts[p]; f != nil && !lang.IsTestPath(p) {
 			for _, fn := range f.Funcs {
 				if fn.Lines() >= hotFuncLines {
 					long++
@@ -854,7 +848,7 @@ func (sb *summaryBuilder) repoSummary(eps []Entrypoint, hots []RiskHotspot) *Rep
 var projectLabel = map[string]string{
 	"go": "Go", "node": "Node.js", "python": "Python", "rust": "Rust", "java": "Java",
 	"kotlin": "Kotlin", "ruby": "Ruby", "php": "PHP", "dotnet": ".NET", "c": "C", "cpp": "C++",
-	ProjectMixed: "multi-language",
+	lang.ProjectMixed: "multi-language",
 }
 
 func article(w string) string {
@@ -876,18 +870,18 @@ func (sb *summaryBuilder) changeWord() string {
 
 func (sb *summaryBuilder) mostImported() string {
 	best := ""
-	for _, k := range sortedKeys(sb.graph.in) {
-		if best == "" || len(sb.graph.in[k]) > len(sb.graph.in[best]) {
+	for _, k := range sortedKeys(sb.graph.In) {
+		if best == "" || len(sb.graph.In[k]) > len(sb.graph.In[best]) {
 			best = k
 		}
 	}
 	return best
 }
 
-func (sb *summaryBuilder) filesWith(pred func(*Facts) bool) int {
+func (sb *summaryBuilder) filesWith(pred func(*lang.Facts) bool) int {
 	n := 0
 	for _, p := range sb.paths {
-		if f := sb.facts[p]; f != nil && !isTestPath(p) && pred(f) {
+		if f := sb.facts[p]; f != nil && !lang.IsTestPath(p) && pred(f) {
 			n++
 		}
 	}
@@ -914,7 +908,7 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 		if first, _, ok := strings.Cut(p, "/"); ok {
 			top[first]++
 		}
-		for _, d := range strings.Split(dirOf(p), "/") {
+		for _, d := range strings.Split(lang.DirOf(p), "/") {
 			if d != "" {
 				dirNames[strings.ToLower(d)] = true
 			}

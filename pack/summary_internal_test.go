@@ -3,6 +3,7 @@ package pack
 import (
 	"context"
 	"errors"
+	"github.com/ctxpack/ctxpack/lang"
 	"reflect"
 	"regexp"
 	"strings"
@@ -153,7 +154,7 @@ func memSnapshot(files map[string]string, changed ...string) *Snapshot {
 		snap.Files = append(snap.Files, File{Path: p, Size: int64(len(data)), Read: func(context.Context) ([]byte, error) { return data, nil }})
 	}
 	for _, p := range changed {
-		snap.Changes = append(snap.Changes, Change{Path: p, Status: "added", Added: countLines(files[p])})
+		snap.Changes = append(snap.Changes, Change{Path: p, Status: "added", Added: lang.CountLines(files[p])})
 	}
 	return snap
 }

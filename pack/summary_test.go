@@ -23,7 +23,7 @@ import (
 func shopRepo(t *testing.T, dir string) *gittest.Repo {
 	t.Helper()
 	g := gittest.Init(t, dir)
-	root := filepath.Join("testdata", "summary_repo")
+	root := filepath.Join("..", "lang", "testdata", "summary_repo")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

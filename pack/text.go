@@ -115,15 +115,3 @@ func mapSpan(kept []span, start, end int) []span {
 	}
 	return out
 }
-
-// countLines counts lines the way an editor shows them.
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
-}

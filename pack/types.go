@@ -1,5 +1,7 @@
 package pack
 
+import "github.com/ctxpack/ctxpack/lang"
+
 // SchemaVersion is the version of the pack JSON shape (pack.schema.json).
 const SchemaVersion = 1
 
@@ -103,28 +105,35 @@ type Source struct {
 	// Scope is what the snapshot lists of the head tree: every file
 	// (policy.ScopeTree) or the change scope (policy.ScopeChange).
 	Scope string `json:"scope"`
+	// Config says whose configuration a commit, range or push pack applied
+	// (nil for a work-tree pack, which applies the work tree's).
+	Config *ConfigOrigin `json:"config,omitempty"`
 }
 
-// Manifest is seed 000's Manifest.
-type Manifest struct {
-	ProjectName      string       `json:"project_name"`
-	ProjectType      string       `json:"project_type"`
-	PurposeGuess     string       `json:"purpose_guess"`
-	StructureSummary string       `json:"structure_summary"`
-	Dependencies     []Dependency `json:"dependencies"`
-	EntryPoints      []string     `json:"entry_points"`
-	BuildSystem      string       `json:"build_system,omitempty"`
-	TestFramework    string       `json:"test_framework,omitempty"`
+// ConfigOrigin says where a pack's configuration (.ctxpack.yml, the gitleaks
+// config and .gitleaksignore) was read: the base of the change, never what
+// the change brings, unless the base's policy says config_from: head.
+type ConfigOrigin struct {
+	// From is base or head.
+	From string `json:"from"`
+	// Commit is the commit read; empty when there is none (the base of a
+	// root commit): the built-in defaults applied.
+	Commit string `json:"commit,omitempty"`
+	// OperatorPolicy is true when a policy file named by the operator
+	// (--policy) replaced the repository's.
+	OperatorPolicy bool `json:"operator_policy,omitempty"`
+	// Changed lists the configuration files the change edits.
+	Changed []string `json:"changed,omitempty"`
+	// Note says what that means, e.g. "policy changed in this change; the
+	// base's applies".
+	Note string `json:"note,omitempty"`
 }
 
-// Dependency is seed 000's Dependency.
-type Dependency struct {
-	Name    string `json:"name"`
-	Version string `json:"version,omitempty"`
-	Type    string `json:"type"`
-	// Source is the manifest file that declares it.
-	Source string `json:"source"`
-}
+// Manifest and Dependency are seed 000's, derived by package lang.
+type (
+	Manifest   = lang.Manifest
+	Dependency = lang.Dependency
+)
 
 // IndexEntry is seed 000's FileIndexEntry.
 type IndexEntry struct {

@@ -7,9 +7,11 @@ import (
 	"os"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
+	"github.com/ctxpack/ctxpack/transparency"
 )
 
 // AuditOptions say which pack to audit against what.
@@ -19,6 +21,10 @@ type AuditOptions struct {
 	// RepoDir, when set, is the repository the pack claims to describe: its
 	// policy, gitleaks config and blobs are used.
 	RepoDir string
+	// RecordFile is the pack's transparency record, checked to be the
+	// record of exactly this pack; "" means PackFile.record.json when it
+	// exists.
+	RecordFile string
 }
 
 // Audit checks a pack file independently of how it was built.
@@ -28,34 +34,46 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 		return nil, fmt.Errorf("read pack: %w", err)
 	}
 	var repo *source.Repo
-	var pol *policy.Policy
+	var p *pack.Pack
+	if opts.RepoDir != "" {
+		if repo, err = source.Open(opts.RepoDir); err != nil {
+			return nil, err
+		}
+		defer repo.Close()
+		var parsed pack.Pack
+		if json.Unmarshal(data, &parsed) == nil {
+			p = &parsed
+		}
+	}
+	var cfg *Config
 	switch {
+	case repo != nil && p != nil:
+		if cfg, err = SourceConfig(ctx, repo, p.Source, PackOptions{PolicyFile: opts.PolicyFile}); err != nil {
+			// A pack whose source names nothing readable fails below
+			// (the repository state it describes cannot be read).
+			if cfg, err = WorktreeConfig(repo, PackOptions{PolicyFile: opts.PolicyFile}); err != nil {
+				return nil, err
+			}
+		}
+	case repo != nil:
+		if cfg, err = WorktreeConfig(repo, PackOptions{PolicyFile: opts.PolicyFile}); err != nil {
+			return nil, err
+		}
 	case opts.PolicyFile != "":
-		if pol, err = policy.LoadFile(opts.PolicyFile); err != nil {
+		pol, err := policy.LoadFile(opts.PolicyFile)
+		if err != nil {
 			return nil, err
 		}
-	case opts.RepoDir != "":
-		if repo, err = source.Open(opts.RepoDir); err != nil {
-			return nil, err
-		}
-		if pol, _, err = policy.Find(repo.Root); err != nil {
-			repo.Close()
-			return nil, err
-		}
+		cfg = &Config{Policy: pol, PolicyFile: opts.PolicyFile, Gitleaks: &audit.GitleaksFiles{}}
 	default:
-		pol = policy.Default()
+		cfg = &Config{Policy: policy.Default(), Gitleaks: &audit.GitleaksFiles{}}
 	}
-	if repo == nil && opts.RepoDir != "" {
-		if repo, err = source.Open(opts.RepoDir); err != nil {
-			return nil, err
-		}
-	}
-	defer repo.Close()
+	pol := cfg.Policy
 	var scanner *audit.Scanner
 	if repo != nil {
-		scanner, err = NewScanner(repo, pol)
+		scanner, err = NewScanner(repo, cfg)
 	} else {
-		scanner, err = audit.NewScanner(audit.ScannerOptions{})
+		scanner, err = audit.NewScanner(audit.ScannerOptions{Files: cfg.Gitleaks})
 	}
 	if err != nil {
 		v := audit.NewVerdict()
@@ -63,30 +81,68 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 		return v, nil
 	}
 	in := audit.Input{Policy: pol, Scanner: scanner, Sensitive: audit.SensitiveFile}
-	if repo != nil {
-		var p pack.Pack
-		if err := json.Unmarshal(data, &p); err == nil {
-			snap, err := SnapshotOf(ctx, repo, p.Source)
-			if err != nil {
-				v := audit.NewVerdict()
-				v.Fail(audit.Check{Kind: audit.KindIntegrity, Code: audit.CodeBlobMismatch,
-					Message: "the repository state the pack describes could not be read: " + err.Error(),
-					Details: map[string]any{"head": p.Source.Head, "base": p.Source.Base}})
-				inner, aerr := audit.Pack(ctx, data, in)
-				if aerr != nil {
-					return nil, aerr
-				}
-				v.Merge(inner)
-				v.Sort()
-				return v, nil
+	if repo != nil && p != nil {
+		snap, err := SnapshotOf(ctx, repo, p.Source)
+		if err != nil {
+			v := audit.NewVerdict()
+			v.Fail(audit.Check{Kind: audit.KindIntegrity, Code: audit.CodeBlobMismatch,
+				Message: "the repository state the pack describes could not be read: " + err.Error(),
+				Details: map[string]any{"head": p.Source.Head, "base": p.Source.Base}})
+			inner, aerr := audit.Pack(ctx, data, in)
+			if aerr != nil {
+				return nil, aerr
 			}
-			in.Snapshot = snap
+			v.Merge(inner)
+			v.Sort()
+			return v, nil
 		}
+		in.Snapshot = snap
 	}
 	v, err := audit.Pack(ctx, data, in)
 	_ = scanner.Flush() // a cache that cannot be written only costs a rescan
-	return v, err
+	if err != nil {
+		return nil, err
+	}
+	if c := recordCheck(data, opts); c != nil {
+		v.Fail(*c)
+		v.Sort()
+	}
+	return v, nil
 }
+
+// recordCheck fails when the pack's record (named, or beside it) is not the
+// record of these pack bytes.
+func recordCheck(data []byte, opts AuditOptions) *audit.Check {
+	file := opts.RecordFile
+	if file == "" {
+		file = opts.PackFile + ".record.json"
+		if _, err := os.Stat(file); err != nil {
+			return nil
+		}
+	}
+	fail := func(msg string) *audit.Check {
+		return &audit.Check{Kind: audit.KindIntegrity, Code: audit.CodeRecordMismatch, Message: msg, Details: map[string]any{"record": file}}
+	}
+	rd, err := fsutil.ReadFile(file, maxRecordBytes)
+	if err != nil {
+		return fail("the record could not be read: " + err.Error())
+	}
+	rec, err := transparency.ParseRecord(rd)
+	if err != nil {
+		return fail(file + " is not a transparency record: " + err.Error())
+	}
+	var p struct {
+		PackID string `json:"pack_id"`
+	}
+	_ = json.Unmarshal(data, &p)
+	if err := transparency.CheckPair(rec, data, p.PackID); err != nil {
+		return fail(file + " is not this pack's record: " + err.Error())
+	}
+	return nil
+}
+
+// maxRecordBytes bounds a record read beside a pack.
+const maxRecordBytes = 256 << 20
 
 // SnapshotOf re-reads the repository state a pack's source names.
 func SnapshotOf(ctx context.Context, repo *source.Repo, src pack.Source) (*pack.Snapshot, error) {
@@ -103,4 +159,31 @@ func SnapshotOf(ctx context.Context, repo *source.Repo, src pack.Source) (*pack.
 	default:
 		return repo.Commit(ctx, src.Head, src.Scope)
 	}
+}
+
+// SourceConfig re-derives the configuration a pack of src applied in repo:
+// the work tree's for a work-tree pack, else the base's of the change it
+// describes (or the head's, when the base's policy says so), exactly as
+// the pack was built; the pack's own claim is not trusted.
+func SourceConfig(ctx context.Context, repo *source.Repo, src pack.Source, opts PackOptions) (*Config, error) {
+	switch {
+	case src.Kind == "plain" || src.Trigger == "worktree":
+		return WorktreeConfig(repo, opts)
+	case src.Head == "":
+		return nil, fmt.Errorf("the pack names no head commit")
+	}
+	var base string
+	var err error
+	switch {
+	case src.Trigger == TriggerPrePush:
+		base = src.Base
+	case src.Base != "":
+		base, err = repo.DiffBase("", src.Base, src.Head)
+	default:
+		base, err = repo.DiffBase(src.Head, "", "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ChangeConfig(ctx, opts, GitTree(repo, base), GitTree(repo, src.Head))
 }

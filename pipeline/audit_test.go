@@ -244,8 +244,14 @@ func TestPrePushPackAuditsClean(t *testing.T) {
 }
 
 func TestForbiddenFileChangeIsListedNotSent(t *testing.T) {
-	g := repoWithChange(t)
-	g.Write(".ctxpack.yml", "egress:\n  forbid: [\"secret/**\"]\n")
+	g := gittest.New(t)
+	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	g.Write("secret/plan.md", "# internal plan\n")
+	g.Write(".ctxpack.yml", "egress:\n  forbid: [\"secret/**\"]\n") // the base's policy applies
+	g.Commit("base")
+	g.Write("util.go", "package main\n\nfunc util() int { return 1 }\n")
+	g.Write("secret/plan.md", "# internal plan\n\nstep two\n")
+	g.Commit("change")
 	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"})
 	if err != nil {
 		t.Fatal(err)

@@ -24,8 +24,12 @@ func TestExecuteSnapshotRecordsSkippedChecks(t *testing.T) {
 	snapshot := func(*policy.Policy) (*pack.Snapshot, error) {
 		return repo.TreeWithChanges(context.Background(), head, base, []pack.Change{{Path: "util.go", Status: "added", Added: 3}}, policy.ScopeTree)
 	}
-	skip := audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistorySkipped, Message: "shallow"}
-	run, err := ExecuteSnapshot(context.Background(), repo, PackOptions{Trigger: "pull_request"}, snapshot, []audit.Check{skip})
+	skip := audit.Check{Kind: audit.KindIntegrity, Code: "change_list_unavailable", Message: "shallow"}
+	cfg, err := ChangeConfig(context.Background(), PackOptions{}, GitTree(repo, base), GitTree(repo, head))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := ExecuteSnapshot(context.Background(), repo, cfg, "pull_request", snapshot, NotRun{Skipped: []audit.Check{skip}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +44,19 @@ func TestExecuteSnapshotRecordsSkippedChecks(t *testing.T) {
 	if err != nil || v.Status != audit.StatusPass {
 		t.Fatalf("audit %v %+v", err, v)
 	}
-	if _, err := ExecuteSnapshot(context.Background(), repo, PackOptions{Type: "tiny"}, snapshot, nil); err == nil {
+	if _, err := ChangeConfig(context.Background(), PackOptions{Type: "tiny"}, GitTree(repo, base), GitTree(repo, head)); err == nil {
 		t.Fatal("a bad override was accepted")
+	}
+	// A history scan that could not run fails the verdict, unless the
+	// policy downgrades it.
+	unavailable := &audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryUnavailable, Message: "no history"}
+	run, err = ExecuteSnapshot(context.Background(), repo, cfg, "pull_request", snapshot, NotRun{History: unavailable})
+	if err != nil || run.Verdict.Status != audit.StatusFail || run.Verdict.Failed[0].Code != audit.CodeHistoryUnavailable {
+		t.Fatalf("history unavailable: %v %+v", err, run.Verdict)
+	}
+	cfg.Policy.Secrets.HistoryUnavailable = "warn"
+	run, err = ExecuteSnapshot(context.Background(), repo, cfg, "pull_request", snapshot, NotRun{History: &audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryUnavailable, Message: "no history"}})
+	if err != nil || run.Verdict.Status != audit.StatusPass || len(run.Verdict.Skipped) != 1 {
+		t.Fatalf("downgraded: %v %+v", err, run.Verdict)
 	}
 }

@@ -27,8 +27,13 @@ type PackOptions struct {
 	Commit string
 	Base   string
 	Head   string
-	// PolicyFile overrides Dir's .ctxpack.yml.
+	// PolicyFile is an operator's policy file (on disk, outside the
+	// repository's control): it replaces the repository's .ctxpack.yml.
 	PolicyFile string
+	// PolicyPath is the repository's policy file, relative to its root
+	// (default .ctxpack.yml), read from wherever the configuration is read
+	// (the base of a change, or the work tree).
+	PolicyPath string
 	// Overrides applied on top of the policy (zero values leave it alone).
 	Type string
 	Tier string
@@ -55,6 +60,7 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // repository (its notes are written through it).
 type Outcome struct {
 	Repo       *source.Repo
+	Config     *Config
 	Policy     *policy.Policy
 	PolicyFile string
 	Snapshot   *pack.Snapshot
@@ -137,15 +143,23 @@ func applyOverrides(pol *policy.Policy, opts PackOptions) error {
 	return nil
 }
 
+// checkSource refuses source options that do not name one source.
+func checkSource(opts PackOptions) error {
+	if opts.Commit != "" && (opts.Base != "" || opts.Head != "") {
+		return &UsageError{errors.New("--commit cannot be combined with --base/--head")}
+	}
+	if opts.Head != "" && opts.Base == "" {
+		return &UsageError{errors.New("--head needs --base (the range is base..head)")}
+	}
+	return nil
+}
+
 // Snapshot snapshots the source named by opts: a commit, a range or the
 // working tree of repo. scope (policy.ScopeChange or policy.ScopeTree) is
 // what a commit or range snapshot lists of the head tree.
 func Snapshot(ctx context.Context, repo *source.Repo, opts PackOptions, scope string) (*pack.Snapshot, error) {
-	if opts.Commit != "" && (opts.Base != "" || opts.Head != "") {
-		return nil, &UsageError{errors.New("--commit cannot be combined with --base/--head")}
-	}
-	if opts.Head != "" && opts.Base == "" {
-		return nil, &UsageError{errors.New("--head needs --base (the range is base..head)")}
+	if err := checkSource(opts); err != nil {
+		return nil, err
 	}
 	var snap *pack.Snapshot
 	var err error
@@ -153,11 +167,7 @@ func Snapshot(ctx context.Context, repo *source.Repo, opts PackOptions, scope st
 	case opts.Commit != "":
 		snap, err = repo.Commit(ctx, opts.Commit, scope)
 	case opts.Base != "":
-		head := opts.Head
-		if head == "" {
-			head = "HEAD"
-		}
-		snap, err = repo.Range(ctx, opts.Base, head, scope)
+		snap, err = repo.Range(ctx, opts.Base, headOf(opts), scope)
 	default:
 		snap, err = repo.Worktree(ctx)
 	}
@@ -168,6 +178,38 @@ func Snapshot(ctx context.Context, repo *source.Repo, opts PackOptions, scope st
 		snap.Source.Trigger = opts.Trigger
 	}
 	return snap, nil
+}
+
+func headOf(opts PackOptions) string {
+	if opts.Head == "" {
+		return "HEAD"
+	}
+	return opts.Head
+}
+
+// ResolveConfig finds the configuration opts apply in repo: the work
+// tree's for a work-tree pack; for a commit or range, the base's (see
+// ChangeConfig), with the base and head resolved as the snapshot will.
+func ResolveConfig(ctx context.Context, repo *source.Repo, opts PackOptions) (*Config, error) {
+	if err := checkSource(opts); err != nil {
+		return nil, err
+	}
+	if opts.Commit == "" && opts.Base == "" {
+		return WorktreeConfig(repo, opts)
+	}
+	headRev := opts.Commit
+	if headRev == "" {
+		headRev = headOf(opts)
+	}
+	head, err := repo.Resolve(headRev)
+	if err != nil {
+		return nil, err
+	}
+	base, err := repo.DiffBase(opts.Commit, opts.Base, headRev)
+	if err != nil {
+		return nil, err
+	}
+	return ChangeConfig(ctx, opts, GitTree(repo, base), GitTree(repo, head.String()))
 }
 
 // Pack runs source → policy → scan → build.
@@ -190,7 +232,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 
 // packRepo is Pack on an opened repository.
 func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcome, error) {
-	pol, file, err := LoadPolicy(repo.Root, opts)
+	cfg, err := ResolveConfig(ctx, repo, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -203,9 +245,10 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		scanner, scanErr = NewScanner(repo, pol)
+		scanner, scanErr = NewScanner(repo, cfg)
 	}()
-	snap, err := Snapshot(ctx, repo, opts, pol.Pack.Scope)
+	repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
+	snap, err := Snapshot(ctx, repo, opts, cfg.Policy.Pack.Scope)
 	<-loaded
 	if err != nil {
 		return nil, err
@@ -213,13 +256,14 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	if scanErr != nil {
 		return nil, scanErr
 	}
-	return build(ctx, repo, snap, pol, file, scanner)
+	snap.Source.Config = cfg.Origin
+	return build(ctx, repo, snap, cfg, scanner)
 }
 
-// build packs a snapshot under a policy with a scanner.
-func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, pol *policy.Policy, policyFile string, scanner *audit.Scanner) (*Outcome, error) {
+// build packs a snapshot under a configuration with a scanner.
+func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, cfg *Config, scanner *audit.Scanner) (*Outcome, error) {
 	res, err := pack.Build(ctx, snap, pack.Options{
-		Policy:      pol,
+		Policy:      cfg.Policy,
 		Scanner:     scanner,
 		Sensitive:   audit.SensitiveFile,
 		ToolVersion: Version,
@@ -227,15 +271,16 @@ func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, pol *pol
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{Repo: repo, Policy: pol, PolicyFile: policyFile, Snapshot: snap, Result: res, Scanner: scanner}, nil
+	return &Outcome{Repo: repo, Config: cfg, Policy: cfg.Policy, PolicyFile: cfg.PolicyFile, Snapshot: snap, Result: res, Scanner: scanner}, nil
 }
 
-// NewScanner builds the gitleaks scanner for a repository and policy, with
-// the scan cache under the repository's .git/ctxpack when there is one.
-func NewScanner(repo *source.Repo, pol *policy.Policy) (*audit.Scanner, error) {
-	opts := audit.ScannerOptions{RepoRoot: repo.Root}
-	if pol.Secrets.Config != "" {
-		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(pol.Secrets.Config))
+// NewScanner builds the gitleaks scanner for a repository and its
+// configuration, with the scan cache under the repository's .git/ctxpack
+// when there is one.
+func NewScanner(repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
+	opts := audit.ScannerOptions{RepoRoot: repo.Root, Files: cfg.Gitleaks}
+	if cfg.Gitleaks == nil && cfg.Policy.Secrets.Config != "" {
+		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(cfg.Policy.Secrets.Config))
 	}
 	if dir := repo.StateDir(); dir != "" {
 		opts.CacheDir = filepath.Join(dir, "scan-cache")
@@ -246,3 +291,9 @@ func NewScanner(repo *source.Repo, pol *policy.Policy) (*audit.Scanner, error) {
 	}
 	return s, nil
 }
+
+// historyBlobLimit is the largest blob the per-commit secret scan reads:
+// limits.max_content_bytes, the most a pack may carry at all. A larger one
+// is reported as skipped (history_blob_skipped), not read: a 200 MB blob
+// would cost minutes and gigabytes.
+func historyBlobLimit(pol *policy.Policy) int64 { return pol.Limits.MaxContentBytes }

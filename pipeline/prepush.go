@@ -2,32 +2,32 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/ctxpack/ctxpack/audit"
-	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
 )
 
 // TriggerPrePush is the trigger of packs the pre-push hook builds.
 const TriggerPrePush = "pre-push"
 
-// Pusher runs the pipeline for the refs of one push. The repository, the
-// policy and the secret scanner (its gitleaks rules take ~0.1 s to build)
-// are shared by every ref.
+// Pusher runs the pipeline for the refs of one push. The repository is
+// shared by every ref (go-git loads a pack's whole index on first use), and
+// so is a secret scanner per distinct configuration (its gitleaks rules
+// take ~0.1 s to build): each ref applies the configuration of its own diff
+// base (see ChangeConfig).
 type Pusher struct {
-	Repo       *source.Repo
-	Policy     *policy.Policy
-	PolicyFile string
-	Scanner    *audit.Scanner
+	Repo     *source.Repo
+	opts     PackOptions
+	scanners map[string]*audit.Scanner
 }
 
-// NewPusher loads the policy and scanner of an opened repository (reusing
-// it: go-git loads a pack's whole index on first use, the git CLI backend
-// starts its cat-file process). Only PolicyFile and
-// the policy overrides of opts are used.
+// NewPusher prepares the runs of one push in an opened repository. Only
+// PolicyFile, PolicyPath and the policy overrides of opts are used.
 func NewPusher(repo *source.Repo, opts PackOptions) (*Pusher, error) {
 	if opts.Commit != "" || opts.Base != "" || opts.Head != "" {
 		return nil, &UsageError{errors.New("a push names its own commits: no --commit, --base or --head")}
@@ -35,15 +35,43 @@ func NewPusher(repo *source.Repo, opts PackOptions) (*Pusher, error) {
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
 	}
-	pol, file, err := LoadPolicy(repo.Root, opts)
+	if opts.PolicyFile != "" { // an operator's file: fail before any ref
+		if _, _, err := LoadPolicy(repo.Root, opts); err != nil {
+			return nil, err
+		}
+	}
+	return &Pusher{Repo: repo, opts: opts, scanners: map[string]*audit.Scanner{}}, nil
+}
+
+// scanner returns the scanner of a configuration, built once.
+func (p *Pusher) scanner(cfg *Config) (*audit.Scanner, error) {
+	key := cfg.Policy.Digest() + gitleaksKey(cfg.Gitleaks)
+	if s, ok := p.scanners[key]; ok {
+		return s, nil
+	}
+	s, err := NewScanner(p.Repo, cfg)
 	if err != nil {
 		return nil, err
 	}
-	scanner, err := NewScanner(repo, pol)
-	if err != nil {
-		return nil, err
+	p.scanners[key] = s
+	return s, nil
+}
+
+// gitleaksKey identifies gitleaks files by content.
+func gitleaksKey(g *audit.GitleaksFiles) string {
+	if g == nil {
+		return "|worktree"
 	}
-	return &Pusher{Repo: repo, Policy: pol, PolicyFile: file, Scanner: scanner}, nil
+	h := sha256.New()
+	for _, f := range []*audit.ConfigFile{g.Config, g.Ignore} {
+		if f == nil {
+			h.Write([]byte{0})
+			continue
+		}
+		fmt.Fprintf(h, "%d:%s:%d:", len(f.Name), f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	return "|" + hex.EncodeToString(h.Sum(nil))
 }
 
 // PushTarget is one ref of a push.
@@ -71,6 +99,21 @@ type PushRun struct {
 // from the diff base to the head in its change scope (source.ChangeScope),
 // with every new commit's added lines scanned.
 func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
+	// The configuration of the push's diff base bounds what its snapshot
+	// reads, so the base is found first (the walk stops at known commits).
+	u, err := p.Repo.Unpublished(ctx, t.Head, t.Known)
+	if err != nil {
+		return nil, err
+	}
+	base := ""
+	if u.Base != nil {
+		base = u.Base.ID.String()
+	}
+	cfg, err := ChangeConfig(ctx, p.opts, GitTree(p.Repo, base), GitTree(p.Repo, t.Head.String()))
+	if err != nil {
+		return nil, err
+	}
+	p.Repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
 	pushed, err := p.Repo.Pushed(ctx, t.Head, t.Known)
 	if err != nil {
 		return nil, err
@@ -82,11 +125,16 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap := pushed.Snapshot
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
-	o, err := build(ctx, p.Repo, snap, p.Policy, p.PolicyFile, p.Scanner)
+	snap.Source.Config = cfg.Origin
+	scanner, err := p.scanner(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if out.Run, err = complete(ctx, o, nil); err != nil {
+	o, err := build(ctx, p.Repo, snap, cfg, scanner)
+	if err != nil {
+		return nil, err
+	}
+	if out.Run, err = complete(ctx, o, NotRun{}); err != nil {
 		return nil, err
 	}
 	return out, nil

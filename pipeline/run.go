@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
@@ -32,7 +34,7 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := complete(ctx, out, nil)
+	run, err := complete(ctx, out, NotRun{})
 	if err != nil {
 		out.Close()
 		return nil, err
@@ -40,45 +42,69 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	return run, nil
 }
 
+// NotRun are checks that could not run, for reasons the caller knows.
+type NotRun struct {
+	// Skipped are reported as skipped checks (never as passed).
+	Skipped []audit.Check
+	// History, when set, says why the per-commit secret scan could not run
+	// (code history_scan_unavailable): it fails the verdict unless the
+	// policy's secrets.history_unavailable is warn, which reports it as
+	// skipped.
+	History *audit.Check
+}
+
 // ExecuteSnapshot runs the pipeline of Execute on a snapshot the caller
-// makes with snapshot, given the effective policy (for example a shallow
-// clone's head tree, in the policy's scope, with a change list from
-// GitHub's API), recording skipped as checks that did not run (never as
-// passed). opts' source fields (Commit, Base, Head) are ignored; its policy
-// fields apply.
-func ExecuteSnapshot(ctx context.Context, repo *source.Repo, opts PackOptions, snapshot func(*policy.Policy) (*pack.Snapshot, error), skipped []audit.Check) (*Run, error) {
-	pol, file, err := LoadPolicy(repo.Root, opts)
+// makes with snapshot under the configuration cfg (for example a shallow
+// clone's head tree, in the policy's scope, with a change list and
+// per-commit patches from GitHub's API), with notRun reported. trigger,
+// when set, is the snapshot's trigger.
+func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigger string, snapshot func(*policy.Policy) (*pack.Snapshot, error), notRun NotRun) (*Run, error) {
+	snap, err := snapshot(cfg.Policy)
 	if err != nil {
 		return nil, err
 	}
-	snap, err := snapshot(pol)
+	if trigger != "" {
+		snap.Source.Trigger = trigger
+	}
+	snap.Source.Config = cfg.Origin
+	scanner, err := NewScanner(repo, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Trigger != "" {
-		snap.Source.Trigger = opts.Trigger
-	}
-	scanner, err := NewScanner(repo, pol)
+	out, err := build(ctx, repo, snap, cfg, scanner)
 	if err != nil {
 		return nil, err
 	}
-	out, err := build(ctx, repo, snap, pol, file, scanner)
-	if err != nil {
-		return nil, err
-	}
-	return complete(ctx, out, skipped)
+	return complete(ctx, out, notRun)
 }
 
 // complete runs the stages after the build: the per-commit history scan, the
-// verdict (with skipped checks reported as such) and the record.
-func complete(ctx context.Context, out *Outcome, skipped []audit.Check) (*Run, error) {
+// verdict (with the checks that did not run reported as such) and the
+// record.
+func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
 	history, herr := ScanHistory(ctx, out.Scanner, out.Snapshot)
 	v, err := Judge(ctx, out, history, herr)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range skipped {
+	for _, c := range notRun.Skipped {
 		v.Skip(c)
+	}
+	for _, cp := range out.Snapshot.Commits {
+		for _, f := range cp.Skipped {
+			v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryBlobSkipped,
+				Message: fmt.Sprintf("commit %s: %s is %d bytes, over limits.max_content_bytes %d: the per-commit secret scan did not read it",
+					short(cp.Commit), f.Path, f.Size, out.Policy.Limits.MaxContentBytes),
+				Details: map[string]any{"commit": cp.Commit, "path": f.Path, "bytes": f.Size, "limit": out.Policy.Limits.MaxContentBytes}})
+		}
+	}
+	if c := notRun.History; c != nil {
+		if out.Policy.HistoryUnavailableFails() {
+			c.Message += " (secrets.history_unavailable: warn in the policy reports this as skipped instead)"
+			v.Fail(*c)
+		} else {
+			v.Skip(*c)
+		}
 	}
 	v.Sort()
 	run := &Run{Outcome: out, History: history, Verdict: v}
@@ -118,8 +144,8 @@ func (r *Run) previousDigest() (string, error) {
 	if !r.Repo.IsGit() || head == "" {
 		return "", nil
 	}
-	if r.Repo.Git() == nil { // a repository only the git CLI reads
-		return r.previousDigestCLI(head)
+	if r.Repo.Git() == nil { // the git CLI reads this repository
+		return r.previousDigestCLI(context.Background(), head)
 	}
 	d, err := transparency.PreviousDigest(r.Repo.Git(), plumbing.NewHash(head))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -140,15 +166,29 @@ func (r *Run) WriteNote() error {
 	if r.Snapshot.Source.Dirty {
 		return fmt.Errorf("--notes records commits: the work tree has uncommitted changes; pack --commit HEAD instead")
 	}
-	if r.Repo.Git() == nil {
-		return r.Repo.WriteNote(context.Background(), string(transparency.NotesRef), source.ObjectID(head), r.RecordJSON)
+	// The record is bound to its parent's record as it is when the note is
+	// stored (another run may have stored it since this one read it): its
+	// previous, and so RecordJSON, may change here. Write the record's
+	// files after this.
+	bind := func(previous string) ([]byte, error) {
+		if previous != r.Record.Previous {
+			r.Record.Previous = previous
+			data, err := r.Record.JSON()
+			if err != nil {
+				return nil, err
+			}
+			r.RecordJSON = data
+		}
+		return r.RecordJSON, nil
 	}
-	return transparency.WriteNote(r.Repo.Git(), plumbing.NewHash(head), r.RecordJSON)
+	if r.Repo.Git() == nil {
+		return r.writeNoteCLI(context.Background(), head, bind)
+	}
+	return transparency.WriteRecordNote(r.Repo.Git(), plumbing.NewHash(head), bind)
 }
 
 // previousDigestCLI is previousDigest through the git CLI.
-func (r *Run) previousDigestCLI(head string) (string, error) {
-	ctx := context.Background()
+func (r *Run) previousDigestCLI(ctx context.Context, head string) (string, error) {
 	c, err := r.Repo.ReadCommit(ctx, source.ObjectID(head))
 	if err != nil {
 		return "", fmt.Errorf("read the parent's record from refs/notes/ctxpack: %w", err)
@@ -164,6 +204,28 @@ func (r *Run) previousDigestCLI(head string) (string, error) {
 		return "", nil
 	}
 	return transparency.DigestOf(data), nil
+}
+
+// writeNoteCLI is WriteNote through git notes, which moves the notes ref
+// under its lock: a writer that loses the race reads the parent's record
+// again and retries.
+func (r *Run) writeNoteCLI(ctx context.Context, head string, bind func(previous string) ([]byte, error)) error {
+	var err error
+	for attempt := 1; attempt <= 10; attempt++ {
+		var previous string
+		if previous, err = r.previousDigestCLI(ctx, head); err != nil {
+			return err
+		}
+		var data []byte
+		if data, err = bind(previous); err != nil {
+			return err
+		}
+		if err = r.Repo.WriteNote(ctx, string(transparency.NotesRef), source.ObjectID(head), data); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(attempt*(5+rand.IntN(20))) * time.Millisecond)
+	}
+	return err
 }
 
 // Attestation returns the in-toto statement of the record, signed into a DSSE

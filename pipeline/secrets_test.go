@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,9 +128,21 @@ func TestSecretAddedThenRemovedInRangeFails(t *testing.T) {
 		t.Fatal("record does not name the commit")
 	}
 
-	// The policy can lower it to a warning.
+	// A policy the range itself brings (or the work tree holds) does not
+	// apply to it: the base's does.
 	g.Write(".ctxpack.yml", "secrets:\n  history: warn\n")
+	g.Commit("four relaxes the policy")
 	run, err = Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Verdict.Status != audit.StatusFail || run.Result.Pack.Source.Config == nil || run.Result.Pack.Source.Config.Note == "" {
+		t.Fatalf("the range's own policy applied: %+v %+v", run.Verdict, run.Result.Pack.Source.Config)
+	}
+	// The operator's policy can lower it to a warning.
+	opFile := filepath.Join(t.TempDir(), "policy.yml")
+	os.WriteFile(opFile, []byte("secrets:\n  history: warn\n"), 0o644)
+	run, err = Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD", PolicyFile: opFile})
 	if err != nil {
 		t.Fatal(err)
 	}

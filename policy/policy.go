@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"gopkg.in/yaml.v3"
 )
 
@@ -50,7 +51,15 @@ const (
 	FailSecretInHistory  = "secret_in_history"
 	FailForbiddenContent = "forbidden_content"
 	FailOverLimit        = "over_limit"
+	// FailNone, alone, is the explicit "only warn": an empty fail_on is an
+	// error, never a silent "fail on nothing".
+	FailNone = "none"
 )
+
+// MaxPreserveLines bounds limits.preserve_head_lines and
+// preserve_tail_lines: far more lines than any truncated file keeps, and
+// small enough that no sum of the two overflows.
+const MaxPreserveLines = 1_000_000
 
 // TierChars is the ceiling, in characters of the serialized pack, of each tier (seed 004).
 var TierChars = map[string]int{TierStrong: 120000, TierDefault: 60000, TierCheap: 25000}
@@ -64,7 +73,18 @@ type Policy struct {
 	Secrets Secrets  `yaml:"secrets" json:"secrets"`
 	Egress  Egress   `yaml:"egress" json:"egress"`
 	FailOn  []string `yaml:"fail_on" json:"fail_on"`
+	// ConfigFrom says whose configuration a commit, range, push or pull
+	// request pack applies: the base's (the default, normalized to "": what
+	// a change brings cannot loosen the check of that change) or the
+	// head's ("head"). Only the base's policy can switch it.
+	ConfigFrom string `yaml:"config_from,omitempty" json:"config_from,omitempty"`
 }
+
+// Where a change's configuration is read (Policy.ConfigFrom).
+const (
+	ConfigFromBase = "base"
+	ConfigFromHead = "head"
+)
 
 // Pack selects the pack type and filters files.
 type Pack struct {
@@ -98,6 +118,11 @@ type Secrets struct {
 	// History is what a secret introduced by a commit of the range does to the
 	// verdict: fail (default) or warn.
 	History string `yaml:"history" json:"history"`
+	// HistoryUnavailable is what a per-commit scan that could not run (the
+	// commits are neither in the checkout, nor fetchable, nor in the API's
+	// patches) does to the verdict: fail (the default, normalized to "") or
+	// warn (reported as a skipped check).
+	HistoryUnavailable string `yaml:"history_unavailable,omitempty" json:"history_unavailable,omitempty"`
 }
 
 // Egress says where the pack may go and what must never leave.
@@ -156,7 +181,7 @@ func (e *Error) Error() string {
 // LoadFile reads a policy file. A missing file is an error; use Find for the
 // "defaults when absent" behaviour.
 func LoadFile(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadFile(path, fsutil.MaxPolicyBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}
@@ -167,7 +192,7 @@ func LoadFile(path string) (*Policy, error) {
 // second result is the file used ("" for the defaults).
 func Find(root string) (*Policy, string, error) {
 	path := root + "/" + FileName
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadInRoot(root, FileName, fsutil.MaxPolicyBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return Default(), "", nil
 	}
@@ -216,6 +241,16 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	if !oneOf(p.Pack.Type, TypeAuto, TypeFull, TypeSummary) {
 		return bad("pack.type", fmt.Sprintf("%q is not a pack type; use auto, full or summary", p.Pack.Type))
 	}
+	// A key written with no value (`include:`) decodes to a nil list: make it
+	// the empty list it means, so equal policies have equal digests.
+	for _, l := range []*[]string{&p.Pack.Include, &p.Pack.Exclude, &p.Egress.Forbid} {
+		if *l == nil {
+			*l = []string{}
+		}
+	}
+	if p.Egress.Destinations == nil {
+		p.Egress.Destinations = []Destination{}
+	}
 	if p.Pack.Tier == "" {
 		p.Pack.Tier = TierNone
 	}
@@ -248,8 +283,13 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	if l.MaxFileBytes <= 0 {
 		return bad("limits.max_file_bytes", "must be a positive number of bytes")
 	}
-	if l.PreserveHeadLines < 0 || l.PreserveTailLines < 0 {
-		return bad("limits.preserve_head_lines", "head and tail line counts must not be negative")
+	for _, n := range []struct {
+		key   string
+		lines int
+	}{{"limits.preserve_head_lines", l.PreserveHeadLines}, {"limits.preserve_tail_lines", l.PreserveTailLines}} {
+		if n.lines < 0 || n.lines > MaxPreserveLines {
+			return bad(n.key, fmt.Sprintf("%d is out of range: a number of lines from 0 to %d", n.lines, MaxPreserveLines))
+		}
 	}
 	if !oneOf(p.Secrets.Action, ActionRedact, ActionExclude, ActionFail) {
 		return bad("secrets.action", fmt.Sprintf("%q is not a secret action; use redact, exclude or fail", p.Secrets.Action))
@@ -259,6 +299,20 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	}
 	if !oneOf(p.Secrets.History, "fail", "warn") {
 		return bad("secrets.history", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.History))
+	}
+	switch p.Secrets.HistoryUnavailable {
+	case "", "fail":
+		p.Secrets.HistoryUnavailable = "" // the default, elided from the digest
+	case "warn":
+	default:
+		return bad("secrets.history_unavailable", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.HistoryUnavailable))
+	}
+	switch p.ConfigFrom {
+	case "", ConfigFromBase:
+		p.ConfigFrom = "" // the default, elided from the digest
+	case ConfigFromHead:
+	default:
+		return bad("config_from", fmt.Sprintf("%q is not allowed; use base or head", p.ConfigFrom))
 	}
 	seen := map[string]bool{}
 	for i, d := range p.Egress.Destinations {
@@ -274,10 +328,20 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key, Msg: "limits must not be negative"}
 		}
 	}
+	// An empty list would turn every failing check into a warning without
+	// saying so: it must be written out as [none].
+	if n := lookup(root, "fail_on"); n != nil && len(p.FailOn) == 0 {
+		return bad("fail_on", "is empty, which would let every failing check pass; list the conditions to fail on ("+
+			strings.Join(Default().FailOn, ", ")+"; the default when the key is absent), or write fail_on: [none] to only warn")
+	}
 	for i, f := range p.FailOn {
-		if !oneOf(f, FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit) {
+		if f == FailNone && len(p.FailOn) > 1 {
 			return &Error{File: name, Line: seqLine(root, "fail_on", i), Key: fmt.Sprintf("fail_on[%d]", i),
-				Msg: fmt.Sprintf("%q is not a condition; use secret_unredacted, secret_in_history, forbidden_content or over_limit", f)}
+				Msg: "none cannot be combined with other conditions"}
+		}
+		if !oneOf(f, FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit, FailNone) {
+			return &Error{File: name, Line: seqLine(root, "fail_on", i), Key: fmt.Sprintf("fail_on[%d]", i),
+				Msg: fmt.Sprintf("%q is not a condition; use secret_unredacted, secret_in_history, forbidden_content, over_limit, or none alone", f)}
 		}
 	}
 	return nil
@@ -341,3 +405,11 @@ func oneOf(s string, opts ...string) bool {
 	}
 	return false
 }
+
+// HeadConfig reports whether the policy lets a change's own configuration
+// apply (config_from: head).
+func (p *Policy) HeadConfig() bool { return p.ConfigFrom == ConfigFromHead }
+
+// HistoryUnavailableFails reports whether a per-commit scan that could not
+// run fails the verdict (secrets.history_unavailable, default fail).
+func (p *Policy) HistoryUnavailableFails() bool { return p.Secrets.HistoryUnavailable != "warn" }

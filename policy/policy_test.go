@@ -113,3 +113,31 @@ func TestTemplateIsTheDefault(t *testing.T) {
 		t.Fatalf("template policy differs from Default():\n%s\nvs\n%s", p.Normalized(), Default().Normalized())
 	}
 }
+
+func TestParseBoundsAndEmptyFailOn(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{"limits: {preserve_head_lines: 9223372036854775807}\n", `key "limits.preserve_head_lines": 9223372036854775807 is out of range`},
+		{"limits: {preserve_tail_lines: 1000001}\n", `key "limits.preserve_tail_lines": 1000001 is out of range`},
+		{"limits: {preserve_tail_lines: -1}\n", `key "limits.preserve_tail_lines": -1 is out of range`},
+		{"fail_on: []\n", `key "fail_on": is empty`},
+		{"fail_on:\n", `key "fail_on": is empty`},
+		{"fail_on: [none, over_limit]\n", `key "fail_on[0]": none cannot be combined`},
+	} {
+		_, err := Parse(".ctxpack.yml", []byte(c.doc))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %s", c.doc, err, c.want)
+		}
+	}
+	p, err := Parse(".ctxpack.yml", []byte("fail_on: [none]\nlimits: {preserve_head_lines: 1000000, preserve_tail_lines: 1000000}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cond := range Default().FailOn {
+		if p.FailsOn(cond) {
+			t.Errorf("fail_on [none] fails on %s", cond)
+		}
+	}
+	if p, _ := Parse(".ctxpack.yml", []byte("version: 1\n")); len(p.FailOn) != 4 {
+		t.Errorf("an absent fail_on is the default: %v", p.FailOn)
+	}
+}

@@ -25,10 +25,18 @@ secrets:
   action: redact    # redact (replace with [REDACTED:<rule>]) | exclude (drop the file) | fail
   config: ""        # gitleaks config; "" uses .gitleaks.toml when present
   history: fail     # a secret added by a commit of the range: fail | warn
+  history_unavailable: fail   # the commits could not be scanned (not fetchable, no API
+                              # patches): fail | warn (reported as skipped)
 
 egress:
   destinations: []  # e.g. [{name: openai, max_tokens: 128000}, {name: internal, max_chars: 400000}]
   forbid: []        # globs whose content must never leave; their change is still listed
 
+# what fails the verdict (the rest warns); [none] only warns; an empty list is an error
 fail_on: [secret_unredacted, secret_in_history, forbidden_content, over_limit]
+
+# For a commit, range, push or pull request, this file, the gitleaks config and
+# .gitleaksignore are read from the base (what a change brings cannot loosen
+# its own check). head lets the change's own configuration apply.
+config_from: base
 `

@@ -18,7 +18,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // cliBackend reads a repository through the git CLI: objects through one
@@ -30,6 +34,7 @@ import (
 // repositories.
 type cliBackend struct {
 	gitDir, root string // root is "" when bare
+	commonDir    string
 	format       string // sha1 or sha256
 	promisors    []string
 
@@ -39,6 +44,8 @@ type cliBackend struct {
 	// promisorDown is set once the promisor remote failed to provide an
 	// object: later reads do not try again (GIT_NO_LAZY_FETCH, git ≥ 2.44).
 	promisorDown bool
+	// store answers has, opened on first use.
+	store *filesystem.Storage
 }
 
 func (b *cliBackend) name() string         { return "git" }
@@ -117,7 +124,14 @@ func exitCode(err error) int {
 }
 
 func (b *cliBackend) close() error {
-	return errors.Join(b.batch.close(), b.check.close())
+	err := errors.Join(b.batch.close(), b.check.close())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.store != nil {
+		err = errors.Join(err, b.store.Close())
+		b.store = nil
+	}
+	return err
 }
 
 func (b *cliBackend) hashBlob(data []byte) ObjectID {
@@ -289,6 +303,22 @@ func (b *cliBackend) info(ctx context.Context, id ObjectID) (string, int64, erro
 	}
 	n, err := strconv.ParseInt(string(data), 10, 64)
 	return typ, n, err
+}
+
+// has asks the object store itself (git would fetch a missing object to
+// answer): go-git's storage reads SHA-1 pack indexes and loose objects
+// whatever the repository's extensions.
+func (b *cliBackend) has(ctx context.Context, id ObjectID) (bool, error) {
+	if b.format != "sha1" {
+		return false, errPresenceUnknown
+	}
+	b.mu.Lock()
+	if b.store == nil {
+		b.store = filesystem.NewStorage(osfs.New(b.commonDir), cache.NewObjectLRU(0))
+	}
+	st := b.store
+	b.mu.Unlock()
+	return st.HasEncodedObject(plumbing.NewHash(string(id))) == nil, nil
 }
 
 func (b *cliBackend) kind(ctx context.Context, id ObjectID) (string, ObjectID, error) {

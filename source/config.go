@@ -2,77 +2,130 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
-// gitEnv is the environment of git commands run for a repository found by
-// path: the caller's, without a GIT_DIR or GIT_WORK_TREE that would point
-// git elsewhere.
-func gitEnv() []string {
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_DIR=") && !strings.HasPrefix(kv, "GIT_WORK_TREE=") {
-			env = append(env, kv)
-		}
-	}
-	return env
+// Blob is a file read from a commit's tree.
+type Blob struct {
+	Data []byte
+	// ID is the git blob id, "" when the file is absent.
+	ID string
 }
 
-// HooksDir asks git where it runs this repository's hooks (core.hooksPath
-// from every config file git reads, includes and includeIf too, else the
-// common dir's hooks/), and which config file set core.hooksPath:
-// "default" when none did, "GIT_CONFIG_COUNT" for the environment or the
-// command line. It fails when git cannot be run.
-func (r *Repo) HooksDir(ctx context.Context) (dir, from string, err error) {
+// Found reports whether the file exists in the commit.
+func (b Blob) Found() bool { return b.ID != "" }
+
+// FileAt reads the file at p (slash-separated, relative to the root) in
+// commit's tree, for configuration: an absent file is a Blob that is not
+// Found; a symlink, a submodule or a directory at p is an error (the
+// repository's configuration is read only from regular files), and so is a
+// blob over max bytes. commit "" (no base: a root commit) has no files.
+// Content a partial clone could not fetch is a *pack.Unavailable.
+func (r *Repo) FileAt(ctx context.Context, commit, p string, max int64) (Blob, error) {
+	if commit == "" {
+		return Blob{}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return Blob{}, err
+	}
 	if r.b == nil {
-		return "", "", fmt.Errorf("%s is not a git repository", r.Root)
+		return Blob{}, fmt.Errorf("%s is not a git repository", r.Root)
 	}
-	at := r.Root
-	if r.bare {
-		at = r.gitDir
+	if !TreePath(p) {
+		return Blob{}, fmt.Errorf("%q is not a path inside the repository", p)
 	}
-	out, err := runGit(ctx, gitEnv(), at, nil, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
+	c, err := r.commit(ctx, ObjectID(commit))
 	if err != nil {
-		return "", "", err
+		return Blob{}, err
 	}
-	dir = filepath.Clean(strings.TrimSpace(string(out)))
-	out, err = runGit(ctx, gitEnv(), at, nil, "config", "--show-origin", "--get", "core.hooksPath")
-	switch {
-	case err != nil && exitCode(err) == 1:
-		return dir, "default", nil
-	case err != nil:
-		return "", "", err
+	e, err := r.entryAt(ctx, c, p)
+	if err != nil {
+		return Blob{}, fmt.Errorf("read %s at %s: %w", p, short(commit), err)
 	}
-	origin, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\t")
-	if f, ok := strings.CutPrefix(origin, "file:"); ok {
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(at, f)
+	if e == nil {
+		return Blob{}, nil
+	}
+	switch e.Mode {
+	case filemode.Regular, filemode.Executable, filemode.Deprecated:
+	case filemode.Symlink:
+		return Blob{}, fmt.Errorf("%s at %s is a symbolic link: ctxpack reads configuration only from regular files", p, short(commit))
+	default:
+		return Blob{}, fmt.Errorf("%s at %s is not a file (mode %s)", p, short(commit), e.Mode)
+	}
+	if size, err := r.b.size(ctx, e.ID); err == nil && size > max {
+		return Blob{}, fmt.Errorf("%s at %s is %d bytes, over the %d-byte limit for this file", p, short(commit), size, max)
+	}
+	data, err := r.blobReader(p, e.ID, c.ID)(ctx)
+	if err != nil {
+		return Blob{}, err
+	}
+	if int64(len(data)) > max {
+		return Blob{}, fmt.Errorf("%s at %s is %d bytes, over the %d-byte limit for this file", p, short(commit), len(data), max)
+	}
+	return Blob{Data: data, ID: e.ID.String()}, nil
+}
+
+// DiffBase is the commit a snapshot diffs from, without taking it: for
+// commit, its first parent ("" for a root commit); for base..head, their
+// merge base as Range chooses it (base itself for unrelated histories).
+// The configuration of a commit or range pack is read there.
+func (r *Repo) DiffBase(commit, base, head string) (string, error) {
+	ctx := context.Background()
+	if commit != "" {
+		h, err := r.Resolve(commit)
+		if err != nil {
+			return "", err
 		}
-		return dir, filepath.Clean(f), nil
+		c, err := r.commit(ctx, h)
+		if err != nil {
+			return "", err
+		}
+		if len(c.Parents) == 0 {
+			return "", nil
+		}
+		return c.Parents[0].String(), nil
 	}
-	return dir, "GIT_CONFIG_COUNT", nil
+	bh, err := r.Resolve(base)
+	if err != nil {
+		return "", err
+	}
+	hh, err := r.Resolve(head)
+	if err != nil {
+		return "", err
+	}
+	mb, err := r.mergeBase(ctx, bh, hh)
+	if err != nil {
+		return "", fmt.Errorf("merge base of %s and %s: %w", short(bh.String()), short(hh.String()), err)
+	}
+	if mb == nil {
+		return bh.String(), nil
+	}
+	return mb.ID.String(), nil
 }
 
-// hasIncludes reports whether a config file holds include or includeIf
-// sections, whose settings go-git does not read.
-func hasIncludes(configFile string) bool {
-	data, err := os.ReadFile(configFile)
-	if err != nil {
-		return false
-	}
-	s := strings.ToLower(string(data))
-	return strings.Contains(s, "[include")
-}
+func short(sha string) string { return ObjectID(sha).Short() }
 
-// cliOriginName is the origin remote's name as git reads its URL (includes
-// followed), "" when there is none or git cannot be run.
-func cliOriginName(ctx context.Context, root string) string {
-	out, err := runGit(ctx, gitEnv(), root, nil, "config", "--get", "remote.origin.url")
-	if err != nil {
-		return ""
+// EntryID is the object id and mode of the entry at p in commit's tree,
+// without reading it ("" when absent or when commit is ""). It tells
+// whether a change edits a file.
+func (r *Repo) EntryID(commit, p string) (string, error) {
+	if commit == "" || !TreePath(p) {
+		return "", nil
 	}
-	return urlName(strings.TrimSpace(string(out)))
+	if r.b == nil {
+		return "", errors.New("not a git repository")
+	}
+	ctx := context.Background()
+	c, err := r.commit(ctx, ObjectID(commit))
+	if err != nil {
+		return "", err
+	}
+	e, err := r.entryAt(ctx, c, p)
+	if err != nil || e == nil {
+		return "", err
+	}
+	return e.Mode.String() + " " + e.ID.String(), nil
 }

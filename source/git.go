@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path"
 	"sort"
 	"strings"
@@ -154,7 +153,7 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*
 		snap.Source.Base = base.ID.String()
 		baseTree = base.Tree
 	}
-	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, head.Tree, head.ID); err != nil {
+	if snap.Changes, _, _, err = r.treeChanges(ctx, baseTree, head.Tree, head.ID, 0); err != nil {
 		return nil, err
 	}
 	if snap.Files, err = r.scopedFiles(ctx, head, snap.Changes, scope); err != nil {
@@ -196,11 +195,11 @@ func (r *Repo) commitPatches(ctx context.Context, commits []*Commit) ([]pack.Com
 			}
 			parentTree = p.Tree
 		}
-		changes, added, err := r.treeChanges(ctx, parentTree, c.Tree, c.ID)
+		changes, added, skipped, err := r.treeChanges(ctx, parentTree, c.Tree, c.ID, r.HistoryBlobLimit)
 		if err != nil {
 			return nil, err
 		}
-		patch := pack.CommitPatch{Commit: c.ID.String(), Files: added}
+		patch := pack.CommitPatch{Commit: c.ID.String(), Files: added, Skipped: skipped}
 		for _, ch := range changes {
 			if ch.DiffWithheld == pack.ReasonNotFetched && ch.Status != "deleted" {
 				patch.Unread = append(patch.Unread, ch.Path)
@@ -306,29 +305,6 @@ func notFetched(p string, at ObjectID, nf *NotFetchedError) *pack.Unavailable {
 		Detail: fmt.Sprintf("%s at %s: %v; give the promisor remote's access (network, credentials) and pack again, or fetch the objects first (git fetch)", safePath(p), at.Short(), nf)}
 }
 
-// ReadFileAt returns the bytes of file p (slash-separated, from the
-// repository root) in the tree of commit rev. A path that is not a file of
-// that tree is an error wrapping fs.ErrNotExist; content a partial clone
-// could not fetch is a *pack.Unavailable.
-func (r *Repo) ReadFileAt(ctx context.Context, rev, p string) ([]byte, error) {
-	id, err := r.ResolveContext(ctx, rev)
-	if err != nil {
-		return nil, err
-	}
-	c, err := r.commit(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	e, err := r.entryAt(ctx, c, p)
-	if err != nil {
-		return nil, err
-	}
-	if e == nil || (e.Mode != filemode.Regular && e.Mode != filemode.Executable && e.Mode != filemode.Deprecated) {
-		return nil, fmt.Errorf("%s at %s: %w", p, id.Short(), fs.ErrNotExist)
-	}
-	return r.blobReader(p, e.ID, id)(ctx)
-}
-
 // entryAt finds the entry at path p of commit c's tree, nil when there is none.
 func (r *Repo) entryAt(ctx context.Context, c *Commit, p string) (*treeEntry, error) {
 	tree := c.Tree
@@ -341,13 +317,7 @@ func (r *Repo) entryAt(ctx context.Context, c *Commit, p string) (*treeEntry, er
 		if err != nil {
 			return nil, fmt.Errorf("read tree %s of %s: %w", tree, c.ID.Short(), err)
 		}
-		var found *treeEntry
-		for j := range entries {
-			if entries[j].Name == name {
-				found = &entries[j]
-				break
-			}
-		}
+		found := entryNamed(entries, name)
 		if found == nil || i == len(parts)-1 {
 			return found, nil
 		}

@@ -156,6 +156,12 @@ func (b *gogitBackend) size(ctx context.Context, id ObjectID) (int64, error) {
 	return n, notFound(err)
 }
 
+func (b *gogitBackend) has(ctx context.Context, id ObjectID) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.repo.Storer.HasEncodedObject(hashOf(id)) == nil, nil
+}
+
 func (b *gogitBackend) kind(ctx context.Context, id ObjectID) (string, ObjectID, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxpack/ctxpack/pack"
 )
@@ -96,6 +97,11 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 		}
 		snap.Source.Base = id.String()
 	}
+	for _, c := range changes {
+		if !TreePath(c.Path) || (c.OldPath != "" && !TreePath(c.OldPath)) {
+			return nil, fmt.Errorf("the change list names %q, which no git tree can hold (absolute, empty or dot elements, or a NUL): refusing it", clipName(c.Path+" "+c.OldPath))
+		}
+	}
 	snap.Changes = append([]pack.Change(nil), changes...)
 	sortChanges(snap.Changes)
 	snap.Source.Scope = scope
@@ -103,4 +109,13 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 		return nil, err
 	}
 	return snap, nil
+}
+
+// clipName bounds a name quoted in an error.
+func clipName(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
 }

@@ -63,3 +63,28 @@ func TestShallowCloneAvailability(t *testing.T) {
 		t.Fatal("plain directory snapshot")
 	}
 }
+
+// TestListedChangesNamingImpossiblePaths is the regression case of an API
+// file list naming an absolute path: the change-scope walk recursed forever.
+func TestListedChangesNamingImpossiblePaths(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	head := g.Commit("a")
+	r := open(t, g.Dir)
+	for _, p := range []string{"/etc/passwd", "/", "a//b", "./a.txt", "../x", "a/../b", "a\x00b", ""} {
+		_, err := r.TreeWithChanges(context.Background(), head, "", []pack.Change{{Path: p, Status: "modified"}}, policy.ScopeChange)
+		if err == nil {
+			t.Errorf("%q: accepted", p)
+		}
+		// The walk itself never recurses on them either.
+		c, _ := r.commit(context.Background(), ObjectID(head))
+		if _, err := r.scopeFiles(context.Background(), c, []pack.Change{{Path: p, Status: "modified"}, {Path: "x", OldPath: p, Status: "renamed"}}); err != nil {
+			t.Errorf("%q: scope walk: %v", p, err)
+		}
+	}
+	for _, p := range []string{"a.txt", "dir/.hidden", "we ird/ü", "back\\slash"} {
+		if !TreePath(p) {
+			t.Errorf("%q refused", p)
+		}
+	}
+}

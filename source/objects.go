@@ -113,6 +113,9 @@ type backend interface {
 	tree(ctx context.Context, id ObjectID) ([]treeEntry, error)
 	blob(ctx context.Context, id ObjectID) ([]byte, error)
 	size(ctx context.Context, id ObjectID) (int64, error)
+	// has reports whether the object store holds id, without fetching it
+	// (errPresenceUnknown when it cannot tell).
+	has(ctx context.Context, id ObjectID) (bool, error)
 	// kind says what id is (KindCommit, …, KindMissing); for a tag, target
 	// is the object it names.
 	kind(ctx context.Context, id ObjectID) (kind string, target ObjectID, err error)

@@ -216,6 +216,9 @@ func (r *Repo) scopeFiles(ctx context.Context, head *Commit, changes []pack.Chan
 	dirs := map[string]bool{"": true}
 	wanted := map[string]bool{}
 	for _, c := range changes {
+		if !TreePath(c.Path) || (c.OldPath != "" && !TreePath(c.OldPath)) {
+			continue // no tree holds it (an API's list may name anything)
+		}
 		for _, p := range []string{c.Path, c.OldPath} {
 			if p == "" {
 				continue
@@ -276,7 +279,7 @@ func (r *Repo) scopeFiles(ctx context.Context, head *Commit, changes []pack.Chan
 		}
 		for _, e := range sub.entries {
 			if e.Mode != filemode.Dir && (d == "" || e.Name == pack.IgnoreFileName) {
-				wanted[path.Join(d, e.Name)] = true
+				wanted[path.Join(d, safePath(e.Name))] = true
 			}
 		}
 	}
@@ -297,7 +300,7 @@ func (r *Repo) scopeFiles(ctx context.Context, head *Commit, changes []pack.Chan
 		if e == nil || e.Mode == filemode.Dir {
 			continue
 		}
-		f, err := r.treeFile(ctx, p, *e, head.ID)
+		f, err := r.treeFile(ctx, RawPath(p), *e, head.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -307,9 +310,26 @@ func (r *Repo) scopeFiles(ctx context.Context, head *Commit, changes []pack.Chan
 	return files, nil
 }
 
+// TreePath reports whether p can name an entry of a git tree: relative,
+// slash-separated, with no empty, "." or ".." element and no NUL. A change
+// list from elsewhere (GitHub's API) is checked with it before it is walked.
+func TreePath(p string) bool {
+	if p == "" || strings.IndexByte(p, 0) >= 0 {
+		return false
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == "" || el == "." || el == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// entryNamed finds the entry whose name is name, written as a snapshot
+// writes names (see safePath).
 func entryNamed(entries []treeEntry, name string) *treeEntry {
 	for i := range entries {
-		if entries[i].Name == name {
+		if entries[i].Name == name || safePath(entries[i].Name) == name {
 			return &entries[i]
 		}
 	}

@@ -267,7 +267,7 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, gotAdded, err := r.treeChanges(context.Background(), id(pair[0]), id(pair[1]), ObjectID(head))
+			got, gotAdded, _, err := r.treeChanges(context.Background(), id(pair[0]), id(pair[1]), ObjectID(head), 0)
 			if err != nil {
 				t.Fatal(err)
 			}

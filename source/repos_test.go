@@ -488,9 +488,9 @@ func TestPartialCloneUnreachablePromisor(t *testing.T) {
 			t.Errorf("not-fetched detail lacks %q: %s", s, u.Detail)
 		}
 	}
-	// ReadFileAt says the same.
-	if _, err := r.ReadFileAt(ctx, base, "b/keep.txt"); !errors.As(err, &u) {
-		t.Fatalf("ReadFileAt: %v", err)
+	// FileAt says the same.
+	if _, err := r.FileAt(ctx, base, "b/keep.txt", 1<<20); !errors.As(err, &u) {
+		t.Fatalf("FileAt: %v", err)
 	}
 }
 

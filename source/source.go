@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,12 @@ type Repo struct {
 	// Name is the repository's name: the origin remote's last path element,
 	// else the directory name, so that clones name themselves alike.
 	Name string
+	// HistoryBlobLimit is the largest blob the per-commit patches read
+	// (0: no limit); a commit's change with a larger side is listed as
+	// skipped instead (pack.CommitPatch.Skipped).
+	HistoryBlobLimit int64
+	// opts are the options the repository was opened with (to reopen it).
+	opts OpenOptions
 	// b reads the repository; nil for a plain directory. wt, when set,
 	// lists the index and the untracked files instead (see routeLarge).
 	b, wt             backend
@@ -113,10 +120,14 @@ func OpenWith(dir string, o OpenOptions) (*Repo, error) {
 	}
 	if why == "" && o.Backend != BackendCLI {
 		repo, err := openGoGitRepo(r)
-		if err == nil && o.Backend == BackendAuto {
+		if err != nil {
+			return nil, err
+		}
+		if o.Backend == BackendAuto {
 			repo.routeLarge(largeObjectCount, largeIndex)
 		}
-		return repo, err
+		repo.opts = o
+		return repo, nil
 	}
 	if o.Backend == BackendGoGit {
 		return nil, fmt.Errorf("open git repository at %s with go-git: %s; unset %s to read it through the git CLI", dir, why, BackendEnv)
@@ -128,6 +139,7 @@ func OpenWith(dir string, o OpenOptions) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("open git repository at %s: go-git cannot read it (%s), and the git CLI failed: %w", dir, why, cerr)
 	}
+	repo.opts = o
 	return repo, nil
 }
 
@@ -178,7 +190,7 @@ func (r *Repo) routeLarge(maxObjects, maxIndex int) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return
 	}
-	cli := &cliBackend{gitDir: r.gitDir, root: r.Root, format: "sha1"}
+	cli := &cliBackend{gitDir: r.gitDir, commonDir: r.commonDir, root: r.Root, format: "sha1"}
 	if r.bare {
 		cli.root = ""
 	}
@@ -293,7 +305,8 @@ func openCLI(ctx context.Context, dir string) (*Repo, error) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
-	repo := &Repo{Root: b.gitDir, b: b, gitDir: b.gitDir, commonDir: filepath.Clean(common), bare: bare}
+	b.commonDir = filepath.Clean(common)
+	repo := &Repo{Root: b.gitDir, b: b, gitDir: b.gitDir, commonDir: b.commonDir, bare: bare}
 	args := []string{"rev-parse", "--show-object-format"}
 	if !bare {
 		args = append(args, "--show-toplevel")
@@ -464,23 +477,41 @@ func (r *Repo) StateDir() string {
 	return filepath.Join(r.commonDir, "ctxpack")
 }
 
-// safePath makes a path valid UTF-8 for JSON: each byte of an invalid
-// sequence becomes a visible \xNN escape (and a literal backslash stays as
-// it is unless it could be confused with one), so distinct names stay distinct
-// instead of collapsing into U+FFFD. Readers keep the real name.
+// safePath makes a path valid UTF-8 for JSON, reversibly (RawPath undoes
+// it): each byte of an invalid sequence becomes a visible \xNN escape, and
+// so does the backslash of a name that could otherwise be read as holding
+// such an escape (\x5c). Any other name — every valid UTF-8 name without
+// a "\xNN" in it — is itself, so distinct names stay distinct and none
+// collapses into U+FFFD.
 func safePath(p string) string {
-	if utf8.ValidString(p) {
+	if utf8.ValidString(p) && !hexEscape.MatchString(p) {
 		return p
 	}
 	var b strings.Builder
 	for i := 0; i < len(p); {
 		r, size := utf8.DecodeRuneInString(p[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\\':
 			fmt.Fprintf(&b, `\x%02x`, p[i])
-		} else {
+		default:
 			b.WriteString(p[i : i+size])
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// hexEscape is what safePath writes for one byte.
+var hexEscape = regexp.MustCompile(`\\x[0-9a-fA-F]{2}`)
+
+// RawPath returns the name git holds for a path of a snapshot or a pack
+// (the inverse of the escaping of names that are not valid UTF-8).
+func RawPath(p string) string {
+	if !hexEscape.MatchString(p) {
+		return p
+	}
+	return hexEscape.ReplaceAllStringFunc(p, func(m string) string {
+		n, _ := strconv.ParseUint(m[2:], 16, 8)
+		return string([]byte{byte(n)})
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
@@ -347,6 +348,26 @@ func TestCommitAndRangeScopes(t *testing.T) {
 	}
 	if _, err := r.Commit(ctx, "HEAD", "everything"); err == nil || !strings.Contains(err.Error(), `scope "everything"`) {
 		t.Fatalf("bad scope: %v", err)
+	}
+}
+
+func TestSafePathRoundTrips(t *testing.T) {
+	for _, raw := range []string{"plain.go", "dir/ü.txt", "caf\xe9.txt", "bad\xff\xfe.go", `lit\xe9.txt`, `back\slash`, "mixed\xe9" + `\x41`, "new\nline", ""} {
+		p := safePath(raw)
+		if !utf8.ValidString(p) {
+			t.Errorf("%q: %q is not UTF-8", raw, p)
+		}
+		if RawPath(p) != raw {
+			t.Errorf("%q: escaped %q, back %q", raw, p, RawPath(p))
+		}
+	}
+	if safePath(`lit\xe9.txt`) == safePath("lit\xe9.txt") {
+		t.Error("a literal \\xe9 and the byte 0xe9 collide")
+	}
+	for _, p := range []string{"plain.go", "dir/ü.txt", `back\slash`, "new\nline"} {
+		if safePath(p) != p {
+			t.Errorf("%q escaped to %q", p, safePath(p))
+		}
 	}
 }
 

@@ -29,11 +29,28 @@ type rawChange struct{ from, to *entryAt }
 // rename detection, and returns the changes and the lines each change
 // added. at names the commit being diffed, for errors. The tree diff reads
 // only the trees on the way to a change, so the work is proportional to
-// the change, not to the repository.
-func (r *Repo) treeChanges(ctx context.Context, from, to ObjectID, at ObjectID) ([]pack.Change, []pack.AddedLines, error) {
-	raw, err := r.diffTrees(ctx, from, to, at)
+// the change, not to the repository. It reads no blob over limit bytes (0:
+// no limit): a change with such a side is left out and listed as skipped,
+// with the size of its larger side.
+func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int64) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
+	all, err := r.diffTrees(ctx, from, to, at)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var raw []rawChange
+	var skipped []pack.SkippedFile
+	for _, c := range all {
+		if limit > 0 {
+			if size := r.largerSide(ctx, c); size > limit {
+				p := c.to
+				if p == nil {
+					p = c.from
+				}
+				skipped = append(skipped, pack.SkippedFile{Path: safePath(p.path), Size: size})
+				continue
+			}
+		}
+		raw = append(raw, c)
 	}
 	sides := map[*entryAt]*side{}
 	for _, c := range raw {
@@ -43,14 +60,14 @@ func (r *Repo) treeChanges(ctx context.Context, from, to ObjectID, at ObjectID) 
 			}
 			s, err := r.loadSide(ctx, e, at)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			sides[e] = s
 		}
 	}
 	pairs, err := detectRenames(raw, sides)
 	if err != nil {
-		return nil, nil, fmt.Errorf("detect renames at %s: %w", at, err)
+		return nil, nil, nil, fmt.Errorf("detect renames at %s: %w", at, err)
 	}
 	zero := ObjectID(strings.Repeat("0", len(at)))
 	var out []pack.Change
@@ -64,7 +81,23 @@ func (r *Repo) treeChanges(ctx context.Context, from, to ObjectID, at ObjectID) 
 	}
 	sortChanges(out)
 	sort.Slice(added, func(i, j int) bool { return added[i].Path < added[j].Path })
-	return out, added, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return out, added, skipped, nil
+}
+
+// largerSide is the size of a change's larger blob, without reading it (0
+// when unknown; a partial clone that lacks it fetches it to know).
+func (r *Repo) largerSide(ctx context.Context, c rawChange) int64 {
+	var max int64
+	for _, e := range []*entryAt{c.from, c.to} {
+		if e == nil || !e.mode.IsFile() {
+			continue
+		}
+		if n, err := r.b.size(ctx, e.id); err == nil && n > max {
+			max = n
+		}
+	}
+	return max
 }
 
 // loadSide reads one side of a change. Content a partial clone could not

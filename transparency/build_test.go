@@ -277,7 +277,7 @@ func syntheticInput() BuildInput {
 	v := audit.NewVerdict()
 	v.Fail(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInHistory, Message: "b: secret in history", Details: map[string]any{"commits": 2, "rules": []string{"aws-access-token"}}})
 	v.Fail(audit.Check{Kind: audit.KindPolicy, Code: audit.CodeOverTier, Message: "a: over tier"})
-	v.Warn(audit.Check{Kind: audit.KindInternal, Code: audit.CodeHistorySkipped, Message: "warning"})
+	v.Warn(audit.Check{Kind: audit.KindInternal, Code: "history_scan_skipped", Message: "warning"})
 	c1, c2 := strings.Repeat("7", 40), strings.Repeat("6", 40)
 	return BuildInput{
 		Result:          res,

@@ -122,6 +122,77 @@ func (n *notes) pastVersion(c plumbing.Hash, digest string) (bool, error) {
 
 var errStop = fmt.Errorf("stop")
 
+// hadNote reports whether any state of the notes ref held a note for c.
+func (n *notes) hadNote(c plumbing.Hash) (bool, error) {
+	if n.tip == nil {
+		return false, nil
+	}
+	found := false
+	iter := object.NewCommitPreorderIter(n.tip, map[plumbing.Hash]bool{}, nil)
+	defer iter.Close()
+	err := iter.ForEach(func(nc *object.Commit) error {
+		tree, err := nc.Tree()
+		if err != nil {
+			return err
+		}
+		_, ok, err := findNote(n.repo, tree, c.String())
+		if err != nil {
+			return err
+		}
+		if ok {
+			found = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
+	}
+	return found, nil
+}
+
+// recordedBefore reports whether child's current note entered the notes
+// ref at a state that had no note for parent: it was written before its
+// parent's record (concurrent runs), not bound to it and then unbound.
+func (n *notes) recordedBefore(child, parent plumbing.Hash) (bool, error) {
+	h, ok := n.index[child.String()]
+	if !ok || n.tip == nil {
+		return false, nil
+	}
+	// Walk back along first parents while the note is the same blob: the
+	// oldest such state is where it was written.
+	var first *object.Commit
+	for nc := n.tip; nc != nil; {
+		tree, err := nc.Tree()
+		if err != nil {
+			return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
+		}
+		got, ok, err := findNote(n.repo, tree, child.String())
+		if err != nil {
+			return false, err
+		}
+		if !ok || got != h {
+			break
+		}
+		first = nc
+		if nc.NumParents() == 0 {
+			break
+		}
+		if nc, err = nc.Parent(0); err != nil {
+			return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
+		}
+	}
+	if first == nil {
+		return false, nil
+	}
+	tree, err := first.Tree()
+	if err != nil {
+		return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
+	}
+	_, had, err := findNote(n.repo, tree, parent.String())
+	return !had, err
+}
+
 // firstParent returns c's first parent, nil for a root commit.
 func firstParent(repo *git.Repository, c *object.Commit) (*object.Commit, error) {
 	if len(c.ParentHashes) == 0 {
@@ -197,14 +268,29 @@ type Break struct {
 	Message string `json:"message"`
 }
 
+// Kinds of missing records: not breaks of the chain (nothing recorded was
+// changed or removed), but commits the chain does not cover.
+const (
+	// MissingRecord: a commit between recorded commits was never recorded.
+	MissingRecord = "missing_record"
+	// MissingRecordedBeforeParent: a record was written before its first
+	// parent's (two runs at once), so it names no previous record.
+	MissingRecordedBeforeParent = "recorded_before_parent"
+)
+
 // ChainReport is the result of walking a chain.
 type ChainReport struct {
 	// Records is the number of notes met on the walk.
 	Records int `json:"records"`
 	// Start is the commit whose record starts the chain (empty previous and a
 	// first parent without a note), empty when the walk ended elsewhere.
-	Start  string  `json:"start,omitempty"`
+	Start string `json:"start,omitempty"`
+	// Breaks are records changed or removed after a later record bound
+	// them, and records that are not what ctxpack writes.
 	Breaks []Break `json:"breaks"`
+	// Missing are commits the chain does not cover, with nothing recorded
+	// having changed: never recorded, or recorded before their parent.
+	Missing []Break `json:"missing"`
 }
 
 // Verify walks first parents from `from` back to the start of the record
@@ -250,9 +336,12 @@ func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error)
 	if err != nil {
 		return nil, fmt.Errorf("verify: commit %s: %w", from, err)
 	}
-	rep := &ChainReport{Breaks: []Break{}}
+	rep := &ChainReport{Breaks: []Break{}, Missing: []Break{}}
 	add := func(commit plumbing.Hash, kind, format string, args ...any) {
 		rep.Breaks = append(rep.Breaks, Break{Commit: commit.String(), Kind: kind, Message: fmt.Sprintf(format, args...)})
+	}
+	missing := func(commit plumbing.Hash, kind, format string, args ...any) {
+		rep.Missing = append(rep.Missing, Break{Commit: commit.String(), Kind: kind, Message: fmt.Sprintf(format, args...)})
 	}
 	// claim is what the newer noted commit just above c says about c.
 	type claim struct {
@@ -294,14 +383,30 @@ func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error)
 		seen = true
 		rep.Records++
 		for _, g := range gap {
-			add(g, BreakMissingNote, "no note, between commits that have one")
+			had, err := ns.hadNote(g)
+			if err != nil {
+				return nil, fmt.Errorf("verify: %w", err)
+			}
+			if had {
+				add(g, BreakMissingNote, "no note: it was removed from %s (it had one), between commits that have one", NotesRef)
+			} else {
+				missing(g, MissingRecord, "never recorded, between commits that have a record")
+			}
 		}
 		gap = nil
 		digest := DigestOf(data)
 		if cl != nil && cl.known {
 			switch {
 			case cl.previous == "":
-				add(cl.child, BreakDigestMismatch, "the record has no previous, but its first parent %s has a record (%s)", c.Hash, digest)
+				before, err := ns.recordedBefore(cl.child, c.Hash)
+				if err != nil {
+					return nil, fmt.Errorf("verify: %w", err)
+				}
+				if before {
+					missing(cl.child, MissingRecordedBeforeParent, "the record was written before its first parent %s had one, so it names no previous record", c.Hash)
+				} else {
+					add(cl.child, BreakDigestMismatch, "the record has no previous, but its first parent %s has a record (%s)", c.Hash, digest)
+				}
 			case cl.previous != digest:
 				edited, err := ns.pastVersion(c.Hash, cl.previous)
 				if err != nil {

@@ -255,3 +255,59 @@ func TestLog(t *testing.T) {
 		t.Fatalf("Log -n 2: %+v %v", two, err)
 	}
 }
+
+// TestVerifyTellsMissingFromBroken: a record written before its parent's
+// (two runs at once) and a commit never recorded are missing records, not
+// breaks; a record naming a previous record that never existed is a break.
+func TestVerifyTellsMissingFromBroken(t *testing.T) {
+	setup := func(n int) (*gittest.Repo, *git.Repository, []string, func(i int, prev string)) {
+		r := newFixture(t)
+		var cs []string
+		for i := 1; i <= n; i++ {
+			r.Write(fmt.Sprintf("f%d.go", i), fmt.Sprintf("package f\n\nconst F%d = %d\n", i, i))
+			cs = append(cs, r.Commit(fmt.Sprintf("commit %d", i)))
+		}
+		repo := openGit(t, r.Dir)
+		note := func(i int, prev string) {
+			if prev == "bound" {
+				var err error
+				if prev, err = PreviousDigest(repo, hash(cs[i])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec, _ := recordFor(t, r.Dir, "", cs[i], prev)
+			if err := WriteNote(repo, hash(cs[i]), mustValid(t, rec)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r, repo, cs, note
+	}
+
+	// Commit 3 is recorded while commit 2 has no record yet, then commit 2
+	// is recorded, bound to commit 1.
+	_, repo, cs, note := setup(3)
+	note(0, "bound")
+	note(2, "bound")
+	note(1, "bound")
+	rep, err := VerifyChain(repo, hash(cs[2]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Breaks) != 0 || len(rep.Missing) != 1 || rep.Missing[0].Kind != MissingRecordedBeforeParent || rep.Missing[0].Commit != cs[2] || rep.Records != 3 {
+		t.Fatalf("recorded before its parent: %+v", rep)
+	}
+
+	// Commit 4 names a previous record of commit 3 that never existed (a
+	// break); commit 2 was never recorded (missing).
+	_, repo, cs, note = setup(4)
+	note(0, "bound")
+	note(3, DigestOf([]byte("a record that was never written")))
+	rep, err = VerifyChain(repo, hash(cs[3]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Breaks) != 1 || rep.Breaks[0].Commit != cs[2] || rep.Breaks[0].Kind != BreakMissingNote ||
+		len(rep.Missing) != 1 || rep.Missing[0].Commit != cs[1] || rep.Missing[0].Kind != MissingRecord {
+		t.Fatalf("breaks %+v missing %+v", rep.Breaks, rep.Missing)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // NotesRef is where records are kept, one git note per commit. Notes travel
@@ -141,26 +145,77 @@ func ReadNote(repo *git.Repository, commit plumbing.Hash) ([]byte, bool, error) 
 }
 
 // WriteNote stores data as the note of commit under NotesRef, replacing any
-// note the commit had (in either layout) and keeping every other entry. The
-// ref is moved with a compare-and-swap, so a concurrent writer makes this
-// call fail rather than lose a note. Writing the note a commit already has
-// is a no-op.
+// note the commit had (in either layout) and keeping every other entry.
+// Concurrent writers (two `ctxpack pack --notes`, the pre-push hook, git
+// notes) never lose a note: the ref is created atomically (O_EXCL) when
+// there is none, and moved with a compare-and-swap when there is; when
+// another writer got there first, the note is rebuilt on the new tip and
+// written again. Writing the note a commit already has is a no-op.
 func WriteNote(repo *git.Repository, commit plumbing.Hash, data []byte) error {
-	if _, err := repo.CommitObject(commit); err != nil {
+	return WriteRecordNote(repo, commit, func(string) ([]byte, error) { return data, nil })
+}
+
+// WriteRecordNote is WriteNote for a record that names its first parent's
+// record: build gets the digest of the parent's note in the very state of
+// the notes ref the note is written on ("" when it has none), so a record
+// is always bound to what its parent's record is when it is stored, even
+// when another run stored that record a moment before.
+func WriteRecordNote(repo *git.Repository, commit plumbing.Hash, build func(previous string) ([]byte, error)) error {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
 		return fmt.Errorf("write note: commit %s: %w", commit, err)
 	}
+	for attempt := 1; attempt <= maxNoteAttempts; attempt++ {
+		if err = writeNoteOnce(repo, c, build); !errors.Is(err, errRefMoved) {
+			return err
+		}
+		// Another writer moved the ref: wait a little, jittered, and rebuild.
+		time.Sleep(time.Duration(attempt*(5+rand.IntN(20))) * time.Millisecond)
+	}
+	return fmt.Errorf("write note: %s kept moving under %d attempts: %w", NotesRef, maxNoteAttempts, err)
+}
+
+// maxNoteAttempts bounds WriteNote's retries on a moved ref.
+const maxNoteAttempts = 20
+
+// errRefMoved is a compare-and-swap or an exclusive create that lost to
+// another writer.
+var errRefMoved = errors.New("the notes ref moved")
+
+func writeNoteOnce(repo *git.Repository, commit *object.Commit, build func(string) ([]byte, error)) error {
 	oldRef, tip, err := notesTip(repo)
+	if err != nil {
+		// A ref file another writer has just created and not yet filled.
+		return fmt.Errorf("%w: %v", errRefMoved, err)
+	}
+	hex := commit.Hash.String()
+	var entries []object.TreeEntry
+	var parents []plumbing.Hash
+	var tree *object.Tree
+	if tip != nil {
+		if tree, err = tip.Tree(); err != nil {
+			return fmt.Errorf("write note: %s tree: %w", NotesRef, err)
+		}
+	}
+	previous := ""
+	if tree != nil && commit.NumParents() > 0 {
+		h, ok, err := findNote(repo, tree, commit.ParentHashes[0].String())
+		if err != nil {
+			return fmt.Errorf("write note: %w", err)
+		}
+		if ok {
+			b, err := readBlob(repo, h)
+			if err != nil {
+				return fmt.Errorf("write note: %w", err)
+			}
+			previous = DigestOf(b)
+		}
+	}
+	data, err := build(previous)
 	if err != nil {
 		return fmt.Errorf("write note: %w", err)
 	}
-	hex := commit.String()
-	var entries []object.TreeEntry
-	var parents []plumbing.Hash
-	if tip != nil {
-		tree, err := tip.Tree()
-		if err != nil {
-			return fmt.Errorf("write note: %s tree: %w", NotesRef, err)
-		}
+	if tree != nil {
 		if h, ok, err := findNote(repo, tree, hex); err != nil {
 			return fmt.Errorf("write note: %w", err)
 		} else if ok {
@@ -200,8 +255,44 @@ func WriteNote(repo *git.Repository, commit plumbing.Hash, data []byte) error {
 		return fmt.Errorf("write note: store commit: %w", err)
 	}
 	newRef := plumbing.NewHashReference(NotesRef, ch)
+	if oldRef == nil {
+		return createRef(repo, newRef)
+	}
 	if err := repo.Storer.CheckAndSetReference(newRef, oldRef); err != nil {
+		if errors.Is(err, storage.ErrReferenceHasChanged) {
+			return errRefMoved
+		}
 		return fmt.Errorf("write note: update %s: %w", NotesRef, err)
+	}
+	return nil
+}
+
+// createRef creates a ref that does not exist yet, atomically: the loose
+// ref file is created with O_EXCL, so of two writers that both saw no ref,
+// one creates it and the other gets errRefMoved (and rebuilds on it).
+func createRef(repo *git.Repository, ref *plumbing.Reference) error {
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok { // an in-memory repository has one writer
+		return repo.Storer.SetReference(ref)
+	}
+	fs := st.Filesystem() // routes refs/ to the common dir of a linked worktree
+	name := ref.Name().String()
+	if err := fs.MkdirAll(path.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("write note: create %s: %w", name, err)
+	}
+	f, err := fs.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, os.ErrExist) {
+		return errRefMoved
+	}
+	if err != nil {
+		return fmt.Errorf("write note: create %s: %w", name, err)
+	}
+	if _, err := f.Write([]byte(ref.Hash().String() + "\n")); err != nil {
+		f.Close()
+		return fmt.Errorf("write note: create %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write note: create %s: %w", name, err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
@@ -189,5 +190,45 @@ func TestPreviousDigest(t *testing.T) {
 				t.Fatalf("got %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestConcurrentWritersLoseNoNote: writers with their own repository
+// handles (as separate processes have) write notes of different commits at
+// once, starting with no notes ref: every note is there afterwards.
+func TestConcurrentWritersLoseNoNote(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		r := gittest.New(t)
+		cs := commits(t, r, 6)
+		var wg sync.WaitGroup
+		errs := make(chan error, len(cs))
+		start := make(chan struct{})
+		for i, c := range cs {
+			repo := openGit(t, r.Dir)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				errs <- WriteNote(repo, hash(c), []byte(fmt.Sprintf("note %d\n", i)))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		repo := openGit(t, r.Dir)
+		for i, c := range cs {
+			data, ok, err := ReadNote(repo, hash(c))
+			if err != nil || !ok || string(data) != fmt.Sprintf("note %d\n", i) {
+				t.Fatalf("round %d: note of commit %d lost: %q %v %v", round, i+1, data, ok, err)
+			}
+		}
+		if out := r.Git("notes", "--ref=ctxpack", "list"); strings.Count(out, "\n")+1 != len(cs) {
+			t.Fatalf("git notes list:\n%s", out)
+		}
 	}
 }

@@ -50,6 +50,47 @@ type ReadOptions struct {
 	PageToken string
 	// Contains keeps the chunks whose rendered text contains it, ignoring case.
 	Contains string
+	// Sections are chunks read before the pack's (a stored entry's document
+	// sections); they number, filter and page with the pack's chunks. With
+	// no pack, they are all that is read.
+	Sections []ReadSection
+	// ID names what is read when there is no pack (a stored entry's id).
+	ID string
+	// Legend adds lines to the LEGEND after pack_id (a store's selection
+	// and freshness), in order; values are shown as visible text.
+	Legend []LegendLine
+	// Binding is bound into the page tokens with the pack id (a stored
+	// entry's revision): a token issued under another binding is stale.
+	Binding string
+	// Nav words the deep-nav hints; nil words them as ctxpack read command
+	// lines.
+	Nav func(ReadHint) string
+}
+
+// ReadSection is one chunk given by the caller.
+type ReadSection struct {
+	// ID is unique among the sections (the chunk's paging identity).
+	ID string
+	// Title is plain text for the chunk heading.
+	Title string
+	// Body is the chunk's markdown.
+	Body string
+}
+
+// LegendLine is one "- key: value" line of the LEGEND.
+type LegendLine struct{ Key, Value string }
+
+// ReadHint is a view a deep-nav hint points to.
+type ReadHint struct {
+	// Profile is the profile to ask for ("" keeps the current one).
+	Profile string
+	// Contains is the filter to ask for; "" with Placeholder means a
+	// placeholder for a path or id.
+	Contains string
+	// Placeholder asks for a placeholder filter (Contains unset).
+	Placeholder bool
+	// NextPage asks for the next page (a page token placeholder).
+	NextPage bool
 }
 
 // Error codes of Read.
@@ -111,8 +152,12 @@ func rdBadToken(reason string, details map[string]any, format string, args ...an
 // a LEGEND whose next_page_token continues it; following the tokens from
 // offset 0 returns every matching chunk exactly once.
 func Read(p *pack.Pack, rec *Record, opts ReadOptions) (string, error) {
-	if p == nil {
+	if p == nil && len(opts.Sections) == 0 {
 		return "", rdInvalid(map[string]any{"requested_field": "pack", "required_fields": []string{"pack"}}, "read: no pack given")
+	}
+	packID := opts.ID
+	if p != nil {
+		packID = p.PackID
 	}
 	profile := strings.ToLower(strings.TrimSpace(opts.Profile))
 	if profile != "" && !rdValidProfile(profile) {
@@ -141,9 +186,13 @@ func Read(p *pack.Pack, rec *Record, opts ReadOptions) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if t.PackID != p.PackID {
-			return "", rdBadToken("pack_mismatch", map[string]any{"token_pack_id": t.PackID, "pack_id": p.PackID},
-				"the page token belongs to pack %s, not %s", rdOr(t.PackID, "(none)"), rdOr(p.PackID, "(none)"))
+		if t.PackID != packID {
+			return "", rdBadToken("pack_mismatch", map[string]any{"token_pack_id": t.PackID, "pack_id": packID},
+				"the page token belongs to pack %s, not %s", rdOr(t.PackID, "(none)"), rdOr(packID, "(none)"))
+		}
+		if t.Binding != opts.Binding {
+			return "", rdBadToken("stale", map[string]any{"token_binding": t.Binding, "binding": opts.Binding},
+				"the page token is stale: it was issued for %s, the pack is now at %s", rdOr(t.Binding, "(none)"), rdOr(opts.Binding, "(none)"))
 		}
 		var mismatched []string
 		if profile != "" && profile != t.Profile {
@@ -172,7 +221,7 @@ func Read(p *pack.Pack, rec *Record, opts ReadOptions) (string, error) {
 		limit = rdDefaultLimit(profile)
 	}
 
-	all := rdChunks(p, rec, profile)
+	all := rdChunks(p, rec, profile, opts)
 	var matching []rdChunk
 	needle := strings.ToLower(contains)
 	for _, c := range all {
@@ -187,18 +236,18 @@ func Read(p *pack.Pack, rec *Record, opts ReadOptions) (string, error) {
 	}
 	start := min(offset, total)
 	end := total
-	if limit > 0 && start+limit < total {
+	if limit > 0 && limit < total-start { // never start+limit: a huge limit overflows
 		end = start + limit
 	}
 	page := matching[start:end]
 	hasMore := end < total
 	next := ""
 	if hasMore {
-		next = (&rdToken{V: 1, PackID: p.PackID, Profile: profile, Contains: contains, Limit: limit, Offset: end, Total: total}).encode()
+		next = (&rdToken{V: 1, PackID: packID, Binding: opts.Binding, Profile: profile, Contains: contains, Limit: limit, Offset: end, Total: total}).encode()
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "# ctxpack read: %s (%s)\n\n", viewCodeSpan(rdOr(p.PackID, "unidentified pack")), profile)
+	fmt.Fprintf(&b, "# ctxpack read: %s (%s)\n\n", viewCodeSpan(rdOr(packID, "unidentified pack")), profile)
 	if len(page) == 0 {
 		if needle != "" {
 			fmt.Fprintf(&b, "No chunk at this offset matches %s.\n\n", viewCodeSpan(contains))
@@ -212,7 +261,10 @@ func Read(p *pack.Pack, rec *Record, opts ReadOptions) (string, error) {
 	}
 	b.WriteString("## LEGEND\n\n")
 	fmt.Fprintf(&b, "- profile: %s\n", profile)
-	fmt.Fprintf(&b, "- pack_id: %s\n", rdOr(p.PackID, "none"))
+	fmt.Fprintf(&b, "- pack_id: %s\n", rdOr(packID, "none"))
+	for _, l := range opts.Legend {
+		fmt.Fprintf(&b, "- %s: %s\n", viewVisible(l.Key), viewVisible(l.Value))
+	}
 	if contains != "" {
 		fmt.Fprintf(&b, "- contains: %s\n", viewCodeSpan(contains))
 	} else {
@@ -268,6 +320,7 @@ func rdOr(s, def string) string {
 type rdToken struct {
 	V        int    `json:"v"`
 	PackID   string `json:"pack_id"`
+	Binding  string `json:"binding,omitempty"`
 	Profile  string `json:"profile"`
 	Contains string `json:"contains"`
 	Limit    int    `json:"limit"`
@@ -290,6 +343,16 @@ func (t *rdToken) encode() string {
 	t.Sum = t.checksum()
 	data, _ := json.Marshal(t)
 	return base64.RawURLEncoding.EncodeToString(data)
+}
+
+// TokenProfile is the profile a page token was issued for, "" when the
+// token does not decode (Read then reports why).
+func TokenProfile(token string) string {
+	t, err := rdDecodeToken(token)
+	if err != nil {
+		return ""
+	}
+	return t.Profile
 }
 
 func rdDecodeToken(s string) (*rdToken, error) {
@@ -332,6 +395,8 @@ type rdLimits struct {
 	hunks    int // hunk headers per change (0 = none in compact)
 	notable  int // notable code lines per key file summary
 	full     bool
+	// nav words a hint as the text of a code span ("" when it cannot be).
+	nav func(ReadHint) string
 }
 
 func rdLimitsFor(profile string) rdLimits {
@@ -352,17 +417,23 @@ func rdCap(n, c int) int {
 	return c
 }
 
-func rdChunks(p *pack.Pack, rec *Record, profile string) []rdChunk {
+func rdChunks(p *pack.Pack, rec *Record, profile string, opts ReadOptions) []rdChunk {
 	lim := rdLimitsFor(profile)
-	type pending struct {
-		id, title string
-		body      func(b *strings.Builder)
+	lim.nav = opts.Nav
+	if lim.nav == nil {
+		lim.nav = rdCommandLine
 	}
-	var list []pending
-	list = append(list, pending{"overview", "overview", nil})
+	var list []rdPending
+	for _, s := range opts.Sections {
+		list = append(list, rdPending{"section:" + s.ID, viewVisible(s.Title), func(b *strings.Builder) { b.WriteString(s.Body) }})
+	}
+	if p == nil {
+		return rdNumber(list)
+	}
+	list = append(list, rdPending{"overview", "overview", nil})
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		list = append(list, pending{"change:" + c.Path, "change " + viewCodeSpan(c.Path), func(b *strings.Builder) { rdChange(b, c, lim) }})
+		list = append(list, rdPending{"change:" + c.Path, "change " + viewCodeSpan(c.Path), func(b *strings.Builder) { rdChange(b, c, lim) }})
 	}
 	for _, group := range []struct {
 		label string
@@ -370,35 +441,49 @@ func rdChunks(p *pack.Pack, rec *Record, profile string) []rdChunk {
 	}{{"key file", p.KeyFiles}, {"file", p.Contents}} {
 		for i := range group.items {
 			it := &group.items[i]
-			list = append(list, pending{"item:" + it.ID, group.label + " " + viewCodeSpan(it.Path), func(b *strings.Builder) { rdItem(b, it, lim) }})
+			list = append(list, rdPending{"item:" + it.ID, group.label + " " + viewCodeSpan(it.Path), func(b *strings.Builder) { rdItem(b, it, lim) }})
 		}
 	}
 	for i := range p.KeyFilesSummary {
 		k := &p.KeyFilesSummary[i]
-		list = append(list, pending{"key_file_summary:" + k.Path, "key file summary " + viewCodeSpan(k.Path), func(b *strings.Builder) { rdKeySummary(b, k, lim) }})
+		list = append(list, rdPending{"key_file_summary:" + k.Path, "key file summary " + viewCodeSpan(k.Path), func(b *strings.Builder) { rdKeySummary(b, k, lim) }})
 	}
 	if len(p.Entrypoints) > 0 {
-		list = append(list, pending{"entrypoints", fmt.Sprintf("entrypoints (%d)", len(p.Entrypoints)), func(b *strings.Builder) { rdEntrypoints(b, p.Entrypoints) }})
+		list = append(list, rdPending{"entrypoints", fmt.Sprintf("entrypoints (%d)", len(p.Entrypoints)), func(b *strings.Builder) { rdEntrypoints(b, p.Entrypoints) }})
 	}
 	groups := rdExcludedGroups(p)
 	for _, g := range groups {
-		list = append(list, pending{"excluded:" + g.reason, fmt.Sprintf("excluded: %s (%s)", viewVisible(rdOr(g.reason, "unspecified")), viewCount(len(g.rows), "file", "files")),
+		list = append(list, rdPending{"excluded:" + g.reason, fmt.Sprintf("excluded: %s (%s)", viewVisible(rdOr(g.reason, "unspecified")), viewCount(len(g.rows), "file", "files")),
 			func(b *strings.Builder) { rdExcluded(b, g, lim) }})
 	}
 	n := len(list)
 	counts := map[string]int{}
-	for _, c := range list[1:] {
-		counts[strings.SplitN(c.id, ":", 2)[0]]++
+	for _, c := range list {
+		if c.id != "overview" {
+			counts[strings.SplitN(c.id, ":", 2)[0]]++
+		}
 	}
-	out := make([]rdChunk, 0, n)
+	for i := range list {
+		if list[i].id == "overview" {
+			list[i].body = func(b *strings.Builder) { rdOverview(b, p, rec, profile, lim, counts, n) }
+		}
+	}
+	return rdNumber(list)
+}
+
+// rdPending is a chunk before rendering.
+type rdPending struct {
+	id, title string
+	body      func(b *strings.Builder)
+}
+
+// rdNumber renders the chunks, each headed "[i/n] title".
+func rdNumber(list []rdPending) []rdChunk {
+	out := make([]rdChunk, 0, len(list))
 	for i, c := range list {
 		var b strings.Builder
-		fmt.Fprintf(&b, "## [%d/%d] %s\n\n", i+1, n, c.title)
-		if i == 0 {
-			rdOverview(&b, p, rec, profile, lim, counts, n)
-		} else {
-			c.body(&b)
-		}
+		fmt.Fprintf(&b, "## [%d/%d] %s\n\n", i+1, len(list), c.title)
+		c.body(&b)
 		out = append(out, rdChunk{id: c.id, text: b.String()})
 	}
 	return out
@@ -593,6 +678,9 @@ func rdOverview(b *strings.Builder, p *pack.Pack, rec *Record, profile string, l
 	fmt.Fprintf(b, "- %s in total: 1 overview, %s, %s, %s",
 		viewCount(total, "chunk", "chunks"), viewCount(counts["change"], "change", "changes"),
 		viewCount(counts["item"], "file", "files"), viewCount(counts["excluded"], "excluded group", "excluded groups"))
+	if n := counts["section"]; n > 0 {
+		fmt.Fprintf(b, ", %s", viewCount(n, "document section", "document sections"))
+	}
 	if n := counts["key_file_summary"]; n > 0 {
 		fmt.Fprintf(b, ", %s", viewCount(n, "key file summary", "key file summaries"))
 	}
@@ -601,10 +689,10 @@ func rdOverview(b *strings.Builder, p *pack.Pack, rec *Record, profile string, l
 	}
 	b.WriteString("\n")
 	if profile != ProfileReviewer {
-		b.WriteString("- full diffs and contents: `ctxpack read PACK --profile reviewer`\n")
+		fmt.Fprintf(b, "- full diffs and contents: %s\n", rdHint(lim, ReadHint{Profile: ProfileReviewer}))
 	}
-	b.WriteString("- one file or change: `ctxpack read PACK --profile reviewer --contains 'path/or/id'`\n")
-	b.WriteString("- next page: `ctxpack read PACK --page-token TOKEN` with next_page_token from the LEGEND\n")
+	fmt.Fprintf(b, "- one file or change: %s\n", rdHint(lim, ReadHint{Profile: ProfileReviewer, Placeholder: true}))
+	fmt.Fprintf(b, "- next page: %s with next_page_token from the LEGEND\n", rdHint(lim, ReadHint{NextPage: true}))
 }
 
 func rdJoinVisible(list []string) string {
@@ -684,7 +772,38 @@ func rdChange(b *strings.Builder, c *pack.Change, lim rdLimits) {
 			fmt.Fprintf(b, "  - … and %s more\n", viewInt(n))
 		}
 	}
-	fmt.Fprintf(b, "- read: `ctxpack read PACK --profile reviewer --contains %s`\n", rdHintArg(c.Path))
+	fmt.Fprintf(b, "- read: %s\n", rdHint(lim, ReadHint{Profile: ProfileReviewer, Contains: c.Path}))
+}
+
+// rdHint is a hint as a code span. A hint the code span cannot hold on one
+// line is asked again with a placeholder filter.
+func rdHint(lim rdLimits, h ReadHint) string {
+	text := lim.nav(h)
+	if text == "" || strings.Contains(text, "`") || viewVisible(text) != text {
+		h.Contains, h.Placeholder = "", true
+		if text = lim.nav(h); text == "" || strings.Contains(text, "`") || viewVisible(text) != text {
+			return "(see the LEGEND)"
+		}
+	}
+	return "`" + text + "`"
+}
+
+// rdCommandLine words a hint as a ctxpack read command line.
+func rdCommandLine(h ReadHint) string {
+	if h.NextPage {
+		return "ctxpack read PACK --page-token TOKEN"
+	}
+	s := "ctxpack read PACK"
+	if h.Profile != "" {
+		s += " --profile " + h.Profile
+	}
+	switch {
+	case h.Placeholder && h.Contains == "":
+		s += " --contains 'path/or/id'"
+	case h.Contains != "":
+		s += " --contains " + rdHintArg(h.Contains)
+	}
+	return s
 }
 
 // rdHintArg is a shell-quoted argument for a hint inside a code span; names
@@ -739,7 +858,7 @@ func rdItem(b *strings.Builder, it *pack.Item, lim rdLimits) {
 		viewFenceBlock(b, it.Content, viewLang(it.Path))
 		return
 	}
-	fmt.Fprintf(b, "- read: `ctxpack read PACK --profile reviewer --contains %s`\n", rdHintArg(it.ID))
+	fmt.Fprintf(b, "- read: %s\n", rdHint(lim, ReadHint{Profile: ProfileReviewer, Contains: it.ID}))
 }
 
 func rdKeySummary(b *strings.Builder, k *pack.KeyFileSummary, lim rdLimits) {
@@ -828,6 +947,6 @@ func rdExcluded(b *strings.Builder, g rdGroup, lim rdLimits) {
 		b.WriteString(line + "\n")
 	}
 	if n := len(g.rows) - shown; n > 0 {
-		fmt.Fprintf(b, "- … and %s more: `ctxpack read PACK --profile reviewer --contains %s`\n", viewInt(n), rdHintArg("excluded: "+g.reason))
+		fmt.Fprintf(b, "- … and %s more: %s\n", viewInt(n), rdHint(lim, ReadHint{Profile: ProfileReviewer, Contains: "excluded: " + g.reason}))
 	}
 }

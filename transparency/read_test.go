@@ -444,3 +444,45 @@ func TestReadSummaryPack(t *testing.T) {
 		}
 	}
 }
+
+// Sections a caller gives are read first, page with the pack's chunks, and
+// are all that is read without a pack; a token bound to one revision is
+// stale under another; Nav words the hints.
+func TestReadSectionsBindingNav(t *testing.T) {
+	p, rec := viewFixture()
+	sections := []ReadSection{
+		{ID: "scope", Title: "document: scope", Body: "scope body\n"},
+		{ID: "qa", Title: "document: qa", Body: "verdict pass\n"},
+	}
+	_, whole := rdMustRead(t, p, rec, ReadOptions{Profile: ProfileReviewer})
+	out, pg := rdMustRead(t, p, rec, ReadOptions{Sections: sections, Limit: 2, Binding: "rev-1",
+		Legend: []LegendLine{{"selected_by", "exact_id"}},
+		Nav: func(h ReadHint) string {
+			return fmt.Sprintf("output read profile=%s contains=%q next=%t", h.Profile, h.Contains, h.NextPage)
+		}})
+	if pg.total != whole.total+2 || len(pg.chunks) != 2 || !strings.Contains(pg.texts[1], "scope body") || !strings.Contains(pg.texts[2], "verdict pass") {
+		t.Fatalf("sections not first: total %d (pack %d), chunks %v\n%s", pg.total, whole.total, pg.chunks, out)
+	}
+	if pg.legend["selected_by"] != "exact_id" {
+		t.Fatalf("legend line missing: %v", pg.legend)
+	}
+	next := pg.legend["next_page_token"]
+	out2, pg2 := rdMustRead(t, p, rec, ReadOptions{Sections: sections, Binding: "rev-1", PageToken: next,
+		Nav: func(h ReadHint) string { return fmt.Sprintf("output read profile=%s next=%t", h.Profile, h.NextPage) }})
+	if pg2.chunks[0] != 3 || !strings.Contains(out2, "`output read profile=reviewer next=false`") || strings.Contains(out2, "ctxpack read PACK") {
+		t.Fatalf("second page: chunks %v\n%s", pg2.chunks, out2)
+	}
+	if !strings.Contains(out2, "2 document sections") {
+		t.Fatalf("deep-nav hints do not count the sections:\n%s", out2)
+	}
+	_, err := Read(p, rec, ReadOptions{Sections: sections, Binding: "rev-2", PageToken: next})
+	var re *ReadError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, ReadInvalidPageToken) || re.Details["reason"] != "stale" {
+		t.Fatalf("token of another binding: %v", err)
+	}
+	// No pack: the sections alone, named by ID.
+	out, pg = rdMustRead(t, nil, nil, ReadOptions{Sections: sections, ID: "pk_abcd2345"})
+	if pg.total != 2 || !strings.Contains(out, "# ctxpack read: `pk_abcd2345`") || pg.legend["pack_id"] != "pk_abcd2345" {
+		t.Fatalf("sections without a pack:\n%s", out)
+	}
+}

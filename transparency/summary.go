@@ -430,10 +430,15 @@ func smBuild(v *smView, opts SummaryOptions) *smDoc {
 	}
 	smVerdict(d, v)
 	d.text(smCutNotice)
-	if len(opts.Notes) > 0 {
+	notes := opts.Notes
+	if c := v.source.Config; c != nil && c.Note != "" {
+		// Whose configuration applied, when the change edits it.
+		notes = append([]string{c.Note}, notes...)
+	}
+	if len(notes) > 0 {
 		d.add("**Notes**\n\n")
 		l := &smList{noun: "notes"}
-		for _, n := range opts.Notes {
+		for _, n := range notes {
 			l.rows = append(l.rows, "- "+ghText(viewClip(n, smMaxMessage))+"\n")
 		}
 		d.addList(l)

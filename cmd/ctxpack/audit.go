@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -43,6 +44,7 @@ for. Every failed check is reported. Exit 0 pass, 1 fail, 2 usage.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.PolicyFile, "policy", "", "policy file (default: the repository's .ctxpack.yml with --repo, else built-in defaults)")
+	cmd.Flags().StringVar(&opts.RecordFile, "record", "", "the pack's transparency record, checked to be this pack's (default <PACK>.record.json when present)")
 	cmd.Flags().StringVar(&opts.RepoDir, "repo", "", "the repository the pack describes: check blobs and changes against it")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verdict as JSON (seed 001 error contract: kind, code, details, message)")
 	return cmd
@@ -52,12 +54,12 @@ for. Every failed check is reported. Exit 0 pass, 1 fail, 2 usage.`,
 func printVerdict(io ioStreams, v *audit.Verdict) {
 	fmt.Fprintf(io.Out, "verdict: %s (%d failed, %d warnings, %d skipped)\n", v.Status, len(v.Failed), len(v.Warnings), len(v.Skipped))
 	for _, c := range v.Failed {
-		fmt.Fprintf(io.Out, "  FAIL %s: %s\n", c.Code, c.Message)
+		fmt.Fprintf(io.Out, "  FAIL %s: %s\n", c.Code, safetext.Line(c.Message))
 	}
 	for _, c := range v.Warnings {
-		fmt.Fprintf(io.Out, "  warn %s: %s\n", c.Code, c.Message)
+		fmt.Fprintf(io.Out, "  warn %s: %s\n", c.Code, safetext.Line(c.Message))
 	}
 	for _, c := range v.Skipped {
-		fmt.Fprintf(io.Out, "  skip %s: %s\n", c.Code, c.Message)
+		fmt.Fprintf(io.Out, "  skip %s: %s\n", c.Code, safetext.Line(c.Message))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -73,7 +74,7 @@ func newLogCmd(io ioStreams) *cobra.Command {
 					continue
 				}
 				if e.Error != "" {
-					fmt.Fprintf(tw, "%s\t(unreadable: %s)\t\t\t\t\t\n", e.Commit[:12], e.Error)
+					fmt.Fprintf(tw, "%s\t(unreadable: %s)\t\t\t\t\t\n", e.Commit[:12], safetext.Line(e.Error))
 					continue
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\n", e.Commit[:12], e.PackID, e.Type, e.Verdict, e.Included, e.Excluded, e.Secrets)
@@ -106,10 +107,19 @@ func newVerifyCmd(io ioStreams) *cobra.Command {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no records in refs/notes/ctxpack for %s's history (fetch them: git fetch origin 'refs/notes/*:refs/notes/*')", h.String()[:12])}
 			}
 			for _, b := range rep.Breaks {
-				fmt.Fprintf(io.Out, "BREAK %s %s: %s\n", b.Commit[:12], b.Kind, b.Message)
+				fmt.Fprintf(io.Out, "BREAK %s %s: %s\n", b.Commit[:12], b.Kind, safetext.Line(b.Message))
+			}
+			// A missing record is a commit the chain does not cover; nothing
+			// recorded was changed: reported, not a break.
+			for _, m := range rep.Missing {
+				fmt.Fprintf(io.Out, "MISSING %s %s: %s\n", m.Commit[:12], m.Kind, safetext.Line(m.Message))
 			}
 			if len(rep.Breaks) > 0 {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%d break(s) in the chain of %d record(s)", len(rep.Breaks), rep.Records)}
+			}
+			if len(rep.Missing) > 0 {
+				fmt.Fprintf(io.Out, "%d record(s), chain intact; %d commit(s) without a record of their own in it\n", rep.Records, len(rep.Missing))
+				return nil
 			}
 			fmt.Fprintf(io.Out, "%d record(s), chain intact\n", rep.Records)
 			return nil

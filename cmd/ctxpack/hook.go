@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"os"
 	"path/filepath"
 
@@ -57,7 +58,7 @@ none.`,
 				var note string
 				opts.Binary, note = hooks.RunningBinary()
 				if note != "" {
-					fmt.Fprintln(io.ErrOut, "note:", note)
+					fmt.Fprintln(io.ErrOut, "note:", safetext.Line(note))
 				}
 			}
 			res, err := hooks.Install(opts)

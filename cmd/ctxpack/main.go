@@ -10,7 +10,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -49,7 +51,9 @@ func main() {
 	if version != "" {
 		pipeline.Version = version
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// An interrupt or a termination cancels the run: files being written are
+	// abandoned and their temporary files removed (fsutil.Batch).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], ioStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	stop()
 	os.Exit(code)
@@ -63,7 +67,7 @@ func run(ctx context.Context, args []string, io ioStreams) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(io.ErrOut, "ctxpack:", err)
+	fmt.Fprintln(io.ErrOut, "ctxpack:", safetext.Line(err.Error()))
 	return exitCode(err)
 }
 
@@ -103,7 +107,7 @@ func newRootCmd(io ioStreams) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &flagError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
-	root.AddCommand(newPackCmd(io), newAuditCmd(io), newInitCmd(io), newPolicyCmd(io), newLogCmd(io), newVerifyCmd(io), newVerifyAttestationCmd(io), newReadCmd(io), newHookCmd(io), newActionCmd(io))
+	root.AddCommand(newPackCmd(io), newAuditCmd(io), newInitCmd(io), newPolicyCmd(io), newLogCmd(io), newVerifyCmd(io), newVerifyAttestationCmd(io), newReadCmd(io), newHookCmd(io), newActionCmd(io), newStoreCmd(io), newServeCmd(io))
 	return root
 }
 

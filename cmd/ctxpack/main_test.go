@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"github.com/ctxpack/ctxpack/pack/schema"
 )
 
@@ -76,6 +77,7 @@ func TestPackCommandErrors(t *testing.T) {
 		{"missing dir", []string{"pack", "-C", filepath.Join(g.Dir, "nope")}, 1, "no such file or directory"},
 		{"unwritable output", []string{"pack", "-C", g.Dir, "-o", filepath.Join(g.Dir, "no", "dir", "p.json")}, 1, "write "},
 		{"args", []string{"pack", "extra"}, 2, "unknown command"},
+		{"device output", []string{"pack", "-C", g.Dir, "--commit", "HEAD", "-o", "/dev/null"}, 1, "not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,5 +105,28 @@ func TestInitAndPolicyCommands(t *testing.T) {
 	code, _, stderr = runCLI(t, "policy", "-C", dir)
 	if code != 1 || !strings.Contains(stderr, `.ctxpack.yml:3: key "limits.max_filez": unknown key`) {
 		t.Fatalf("bad policy: %d %s", code, stderr)
+	}
+}
+
+// TestHostileNamesOnTheTerminal: names reach the verdict lines escaped: no
+// terminal escape rewrites them, and no line can start a workflow command.
+func TestHostileNamesOnTheTerminal(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# x\n")
+	g.Commit("base")
+	name := "x\n::warning::pwned\x1b[2K\rverdict: pass.go"
+	g.Write(name, "package x\n\nvar token = \""+secrettest.Make(41).GitHub+"\"\n")
+	g.Commit("hostile name")
+	code, _, stderr := runCLI(t, "pack", "-C", g.Dir, "--commit", "HEAD", "-o", filepath.Join(t.TempDir(), "p.json"))
+	if code != 1 || !strings.Contains(stderr, "secret_in_history") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(line, " "), "::") || strings.ContainsAny(line, "\x1b\r") {
+			t.Fatalf("unsafe line %q in:\n%s", line, stderr)
+		}
+	}
+	if !strings.Contains(stderr, `x\n::warning::pwned\u001B[2K\rverdict: pass.go`) {
+		t.Fatalf("the name is not shown escaped:\n%s", stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pipeline"
+	"github.com/ctxpack/ctxpack/store"
 	"github.com/ctxpack/ctxpack/transparency"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +23,10 @@ type packOptions struct {
 	signKey  string
 	notes    bool
 	format   string
+	// store keeps the pack in the pack store under storeName.
+	store     bool
+	storeName string
+	storeDir  string
 }
 
 func newPackCmd(io ioStreams) *cobra.Command {
@@ -68,6 +73,9 @@ in the policy) lists every file of the head tree instead.`,
 	f.StringVar(&opts.signKey, "sign-key", "", "ed25519 private key (PKCS#8 PEM) to sign the attestation; default $CTXPACK_SIGNING_KEY")
 	f.BoolVar(&opts.notes, "notes", false, "store the record as the head commit's note under refs/notes/ctxpack")
 	f.StringVar(&opts.format, "format", "json", "pack format: json (canonical), markdown or xml")
+	f.BoolVar(&opts.store, "store", false, "also keep the pack (when its verdict passes) in the pack store that ctxpack serve serves")
+	f.StringVar(&opts.storeName, "store-name", "", "name of the stored entry (default pr-<n> for a pull request ref, else <repo>@<ref>)")
+	f.StringVar(&opts.storeDir, "store-dir", "", "store directory (default: the repository's .git/ctxpack/store)")
 	return cmd
 }
 
@@ -106,21 +114,24 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return err
 		}
 	}
-	if opts.output == "-" {
-		if _, err := io.Out.Write(data); err != nil {
+	// The note first: storing it binds the record to its parent's record as
+	// it is then, which the files must carry too.
+	if opts.notes {
+		if err := run.WriteNote(); err != nil {
 			return err
 		}
-	} else if err := fsutil.WriteFile(opts.output, data, 0o644); err != nil {
-		return err
 	}
+	// Record, attestation and pack are written as one unit (see
+	// fsutil.Batch); the pack goes last, and the record names its digest,
+	// so an interrupted write never pairs a new pack with an old record
+	// unnoticed (read and audit check the pair).
+	var files fsutil.Batch
 	recordFile := opts.record
 	if recordFile == "" && opts.output != "-" {
 		recordFile = opts.output + ".record.json"
 	}
 	if recordFile != "" {
-		if err := fsutil.WriteFile(recordFile, run.RecordJSON, 0o644); err != nil {
-			return err
-		}
+		files.Add(recordFile, run.RecordJSON, 0o644)
 	}
 	if opts.attest != "" {
 		name := filepath.Base(opts.output)
@@ -131,12 +142,21 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := fsutil.WriteFile(opts.attest, att, 0o644); err != nil {
+		files.Add(opts.attest, att, 0o644)
+	}
+	if opts.output != "-" {
+		files.Add(opts.output, data, 0o644)
+	}
+	if err := files.Commit(cmd.Context()); err != nil {
+		return err
+	}
+	if opts.output == "-" {
+		if _, err := io.Out.Write(data); err != nil {
 			return err
 		}
 	}
-	if opts.notes {
-		if err := run.WriteNote(); err != nil {
+	if opts.store {
+		if err := storePack(cmd, io, opts, run); err != nil {
 			return err
 		}
 	}
@@ -147,5 +167,29 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 	if run.Verdict.Status != audit.StatusPass {
 		return &exitError{code: exitFailure, err: fmt.Errorf("verdict fail: %d check(s) failed", len(run.Verdict.Failed))}
 	}
+	return nil
+}
+
+// storePack keeps a passing pack in the pack store; a failing verdict is
+// reported and the pack is not stored (the store hands packs to agents).
+func storePack(cmd *cobra.Command, io ioStreams, opts *packOptions, run *pipeline.Run) error {
+	if run.Verdict.Status != audit.StatusPass {
+		fmt.Fprintln(io.ErrOut, "--store: the verdict failed, so the pack is not stored")
+		return nil
+	}
+	sf := storeFlags{dir: opts.Dir, storeDir: opts.storeDir, policy: opts.PolicyFile}
+	st, err := sf.open(os.Getenv)
+	if err != nil {
+		return err
+	}
+	res, err := st.Put(cmd.Context(), store.PutInput{Pack: run.Result.JSON, Record: run.RecordJSON, Name: opts.storeName})
+	if err != nil {
+		return storeError(io, false, err)
+	}
+	verb := "stored"
+	if !res.Stored {
+		verb = "already stored"
+	}
+	fmt.Fprintf(io.ErrOut, "--store: %s %s as %s in %s\n", verb, res.View.ID, res.View.Name, st.Dir())
 	return nil
 }

@@ -42,6 +42,9 @@ func newReadCmd(io ioStreams) *cobra.Command {
 				if rec, err = transparency.ParseRecord(rd); err != nil {
 					return fmt.Errorf("%s: %w", recordFile, err)
 				}
+				if err := transparency.CheckPair(rec, data, p.PackID); err != nil {
+					return fmt.Errorf("%s is not the record of %s: %w (rebuild both, or pass the right --record)", recordFile, args[0], err)
+				}
 			}
 			out, err := transparency.Read(&p, rec, opts)
 			var re *transparency.ReadError

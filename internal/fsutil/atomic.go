@@ -1,26 +1,131 @@
-// Package fsutil writes files atomically.
+// Package fsutil writes files atomically and never through a symlink or
+// onto a non-regular file, and reads configuration files with bounds.
 package fsutil
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // WriteFile writes data to a temporary file beside path and renames it into
 // place, so a reader never sees a half-written file and a failure leaves the
-// old file untouched.
+// old file untouched. path must be absent, a regular file or a symlink (the
+// link is replaced, never written through); a device, a FIFO, a socket or a
+// directory is refused.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	var b Batch
+	b.Add(path, data, perm)
+	return b.Commit(context.Background())
+}
+
+// Batch writes several files as one unit: every file is written to a
+// temporary file first, and only when all are written and synced are they
+// renamed into place, in the order added. A failure or a cancelled context
+// before the renames leaves every target untouched and removes the
+// temporary files. Readers that must not pair files of two runs check
+// what names what (a record names its pack's digest): the renames are
+// consecutive, not simultaneous.
+type Batch struct {
+	files []batchFile
+}
+
+type batchFile struct {
+	path string
+	data []byte
+	perm os.FileMode
+}
+
+// Add queues a file.
+func (b *Batch) Add(path string, data []byte, perm os.FileMode) {
+	b.files = append(b.files, batchFile{path, data, perm})
+}
+
+// tempMarker is in every temporary file's name, followed by the writing
+// process id, so a later run can remove what a killed one left.
+const tempMarker = ".ctxpack-tmp-"
+
+// Commit writes the batch. See Batch.
+func (b *Batch) Commit(ctx context.Context) (err error) {
+	var temps []string
+	defer func() {
+		if err != nil {
+			for _, t := range temps {
+				os.Remove(t)
+			}
+		}
+	}()
+	for _, f := range b.files {
+		if err := checkTarget(f.path); err != nil {
+			return err
+		}
+	}
+	for _, f := range b.files {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+		removeStaleTemps(f.path)
+		tmp, err := writeTemp(f.path, f.data, f.perm)
+		if tmp != "" {
+			temps = append(temps, tmp)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", b.files[0].path, err)
+	}
+	for i, f := range b.files {
+		if err := os.Rename(temps[i], f.path); err != nil {
+			for _, t := range temps[i:] {
+				os.Remove(t)
+			}
+			temps = nil
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+	}
+	syncDirs(b.files)
+	return nil
+}
+
+// checkTarget refuses to replace anything but a regular file or a symlink.
+func checkTarget(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	name := tmp.Name()
-	fail := func(err error) error {
+	if m := fi.Mode(); !m.IsRegular() && m&fs.ModeSymlink == 0 {
+		return fmt.Errorf("write %s: it is %s, not a regular file: ctxpack writes only regular files (choose another path)", path, kindOf(m))
+	}
+	return nil
+}
+
+// writeTemp writes data to a new temporary file beside path (created
+// exclusively: it never follows or reuses an existing name) and syncs it.
+func writeTemp(path string, data []byte, perm os.FileMode) (string, error) {
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+tempMarker+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
+	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	fail := func(err error) (string, error) {
 		tmp.Close()
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
+		return name, fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
@@ -32,12 +137,88 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
+		return name, fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
+	return name, nil
+}
+
+// removeStaleTemps removes the temporary files of path that a process which
+// no longer runs left behind (it was killed between writing and renaming).
+func removeStaleTemps(path string) {
+	dir, base := filepath.Dir(path), "."+filepath.Base(path)+tempMarker
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+// syncDirs makes the renames durable (best effort: not every file system
+// syncs a directory).
+func syncDirs(files []batchFile) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		d := filepath.Dir(f.path)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		if df, err := os.Open(d); err == nil {
+			_ = df.Sync()
+			df.Close()
+		}
+	}
+}
+
+// kindOf names a non-regular file mode for messages.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "not a regular file"
+	}
+}
+
+// FreshDir makes path a new, empty directory that this process created:
+// whatever was there (a symlink, which is removed and never followed, a
+// file, or a directory with its contents) is removed first. Use it for an
+// output directory inside a checkout, which the repository could have
+// committed as a symlink.
+func FreshDir(path string, perm os.FileMode) error {
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("clear %s: %w", path, err)
+	}
+	if err := os.Mkdir(path, perm); err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("create %s: it was replaced while it was created", path)
 	}
 	return nil
 }

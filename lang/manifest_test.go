@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"context"
@@ -25,9 +25,9 @@ func newMFTree(contents map[string]string) *mfTree {
 	for _, p := range mfSortedKeys(contents) {
 		data := contents[p]
 		tr.files = append(tr.files, File{
-			Path: p,
-			Size: int64(len(data)),
-			Mode: ModeRegular,
+			Path:    p,
+			Size:    int64(len(data)),
+			Regular: true,
 			Read: func(context.Context) ([]byte, error) {
 				tr.mu.Lock()
 				tr.reads[p]++
@@ -462,7 +462,7 @@ func TestManifestCancelStopsReading(t *testing.T) {
 		"package.json": `{"name": "late"}`,
 		"README.md":    "Hello.\n",
 	})
-	tr.files = append(tr.files, File{Path: "go.mod", Mode: ModeRegular, Read: func(ctx context.Context) ([]byte, error) {
+	tr.files = append(tr.files, File{Path: "go.mod", Regular: true, Read: func(ctx context.Context) ([]byte, error) {
 		cancel()
 		return nil, ctx.Err()
 	}})
@@ -479,7 +479,7 @@ func TestManifestCancelStopsReading(t *testing.T) {
 
 	// A read error that is not the context's is a note, and reading goes on.
 	tr = newMFTree(map[string]string{"README.md": "Hello.\n"})
-	tr.files = append(tr.files, File{Path: "go.mod", Mode: ModeRegular, Read: func(context.Context) ([]byte, error) {
+	tr.files = append(tr.files, File{Path: "go.mod", Regular: true, Read: func(context.Context) ([]byte, error) {
 		return nil, errors.New("object missing")
 	}})
 	m, notes = BuildManifest(context.Background(), "repo", tr.files, mfAll)

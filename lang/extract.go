@@ -1,8 +1,8 @@
-package pack
+package lang
 
 import (
-	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -134,10 +134,10 @@ func langOf(p string) string {
 // parse yields what could be found, with ParseNote set; a language it does
 // not know yields only the line count.
 func Extract(p, text string) *Facts {
-	f := &Facts{Lang: langOf(p), Lines: countLines(text)}
+	f := &Facts{Lang: langOf(p), Lines: CountLines(text)}
 	if f.Lang == "" || len(text) > extractMaxBytes {
 		if len(text) > extractMaxBytes && f.Lang != "" {
-			f.ParseNote = "too large to analyze (" + thousands(int64(len(text))) + " bytes)"
+			f.ParseNote = "too large to analyze (" + strconv.Itoa(len(text)) + " bytes)"
 		}
 		f.Lang = ""
 		return f
@@ -154,8 +154,8 @@ func Extract(p, text string) *Facts {
 	case LangJava:
 		extractJava(p, text, f)
 	}
-	f.Imports = dedupe(f.Imports)
-	f.Frameworks = sortedSet(f.Frameworks)
+	f.Imports = Dedupe(f.Imports)
+	f.Frameworks = SortedSet(f.Frameworks)
 	sortSignals(f)
 	return f
 }
@@ -204,7 +204,7 @@ func sortSignals(f *Facts) {
 	f.Signals = out
 }
 
-func dedupe(in []string) []string {
+func Dedupe(in []string) []string {
 	if len(in) == 0 {
 		return in
 	}
@@ -219,16 +219,16 @@ func dedupe(in []string) []string {
 	return out
 }
 
-func sortedSet(in []string) []string {
-	in = dedupe(in)
+func SortedSet(in []string) []string {
+	in = Dedupe(in)
 	sort.Strings(in)
 	return in
 }
 
-// firstLines returns up to n non-blank lines of text, each capped at width
+// FirstLines returns up to n non-blank lines of text, each capped at width
 // runes, with their 1-based line numbers.
-func firstLines(text string, n, width int) []numberedLine {
-	var out []numberedLine
+func FirstLines(text string, n, width int) []NumberedLine {
+	var out []NumberedLine
 	line := 0
 	for len(text) > 0 && len(out) < n {
 		line++
@@ -242,18 +242,19 @@ func firstLines(text string, n, width int) []numberedLine {
 		if !strings.ContainsFunc(l, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			continue // blank, or only punctuation ("{", "*/")
 		}
-		out = append(out, numberedLine{line, capRunes(l, width)})
+		out = append(out, NumberedLine{line, capRunes(l, width)})
 	}
 	return out
 }
 
-type numberedLine struct {
-	n    int
-	text string
+// NumberedLine is one line of text with its 1-based number.
+type NumberedLine struct {
+	N    int
+	Text string
 }
 
-// lineText returns line n (1-based) of text, trimmed and capped.
-func lineText(text string, n, width int) string {
+// LineText returns line n (1-based) of text, trimmed and capped.
+func LineText(text string, n, width int) string {
 	for i := 1; i < n; i++ {
 		j := strings.IndexByte(text, '\n')
 		if j < 0 {
@@ -332,9 +333,4 @@ func leadingDoc(text string) string {
 		return ""
 	}
 	return firstSentence(doc)
-}
-
-// isTestPath reports whether a path is a test file (classify's rule).
-func isTestPath(p string) bool {
-	return isTest(strings.ToLower(p), strings.ToLower(path.Base(p)))
 }

@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"strings"
@@ -210,10 +210,10 @@ func extractJS(p, text string, f *Facts) {
 	if web || len(routers) > 0 {
 		jsRoutes(s, f, routers, web)
 	}
-	if hasFramework(f, "nestjs") {
+	if HasFramework(f, "nestjs") {
 		nestRoutes(s, f)
 	}
-	if hasFramework(f, "commander") || hasFramework(f, "yargs") {
+	if HasFramework(f, "commander") || HasFramework(f, "yargs") {
 		for i := range t {
 			if s.ident(i, "command") && s.punct(i-1, ".") && s.punct(i+1, "(") {
 				if c, ok := s.str(i + 2); ok {
@@ -238,7 +238,8 @@ func extractJS(p, text string, f *Facts) {
 	sortSignals(f)
 }
 
-func hasFramework(f *Facts, name string) bool {
+// HasFramework reports whether the file uses the named framework.
+func HasFramework(f *Facts, name string) bool {
 	for _, x := range f.Frameworks {
 		if x == name {
 			return true
@@ -444,7 +445,7 @@ func jsRoutes(s *tstream, f *Facts, routers map[string]string, web bool) {
 	t := s.t
 	fw := "express"
 	for _, x := range []string{"fastify", "koa", "hono"} {
-		if hasFramework(f, x) {
+		if HasFramework(f, x) {
 			fw = x
 		}
 	}

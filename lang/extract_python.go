@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"path"
@@ -396,10 +396,10 @@ func extractPython(p, text string, f *Facts) {
 			f.framework(fw)
 		}
 	}
-	if hasFramework(f, "django") {
+	if HasFramework(f, "django") {
 		pyDjangoRoutes(s, f)
 	}
-	if hasFramework(f, "argparse") {
+	if HasFramework(f, "argparse") {
 		for i := range t {
 			if s.ident(i, "add_parser") && s.punct(i-1, ".") && s.punct(i+1, "(") {
 				if v, ok := s.str(i + 2); ok {
@@ -484,7 +484,7 @@ func pyDecorators(s *pyStream, decorators []int, name string, prefixes map[strin
 		switch {
 		case recv != "" && pyRouteMethods[meth] != "" && args && strings.HasPrefix(first, "/"):
 			fw := "fastapi"
-			if hasFramework(f, "flask") {
+			if HasFramework(f, "flask") {
 				fw = "flask"
 			}
 			f.Routes = append(f.Routes, Route{Method: pyRouteMethods[meth], Path: joinRoute(prefixes[recv], first), Handler: name, Line: t[at].line, Framework: fw})
@@ -504,7 +504,7 @@ func pyDecorators(s *pyStream, decorators []int, name string, prefixes map[strin
 				}
 			}
 			fw := "flask"
-			if meth == "api_route" || hasFramework(f, "fastapi") && !hasFramework(f, "flask") {
+			if meth == "api_route" || HasFramework(f, "fastapi") && !HasFramework(f, "flask") {
 				fw = "fastapi"
 			}
 			if len(methods) == 0 {

@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"bytes"
@@ -172,7 +172,7 @@ func (r *mfReader) read(p string, limit int64, noteSkip bool) ([]byte, bool) {
 		return nil, false
 	}
 	f := r.byPath[p]
-	if f == nil || f.Read == nil || (f.Mode != ModeRegular && f.Mode != ModeExecutable) {
+	if f == nil || f.Read == nil || !f.Regular {
 		return nil, false
 	}
 	if r.included == nil || !r.included(p) {

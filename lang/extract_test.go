@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"fmt"
@@ -299,8 +299,8 @@ func TestExtractOtherLanguagesDegrade(t *testing.T) {
 	if f.Lang != "" || f.Lines != 5 || len(f.Exports)+len(f.Imports)+len(f.Routes) != 0 {
 		t.Fatalf("shell facts = %+v", f)
 	}
-	got := firstLines("#!/bin/sh\n\n{\n  x = 1\n}\n", 5, 10)
-	want := []numberedLine{{1, "#!/bin/sh"}, {4, "  x = 1"}}
+	got := FirstLines("#!/bin/sh\n\n{\n  x = 1\n}\n", 5, 10)
+	want := []NumberedLine{{1, "#!/bin/sh"}, {4, "  x = 1"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("firstLines = %+v", got)
 	}

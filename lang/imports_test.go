@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"reflect"
@@ -7,13 +7,13 @@ import (
 )
 
 // testResolver builds a resolver over files given with their contents.
-func testResolver(files map[string]string) (*resolver, func(string) *Facts) {
+func testResolver(files map[string]string) (*Resolver, func(string) *Facts) {
 	var paths []string
 	for p := range files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	r := newResolver(paths, func(p string) string { return files[p] })
+	r := NewResolver(paths, func(p string) string { return files[p] })
 	facts := map[string]*Facts{}
 	return r, func(p string) *Facts {
 		if f, ok := facts[p]; ok {
@@ -25,10 +25,10 @@ func testResolver(files map[string]string) (*resolver, func(string) *Facts) {
 	}
 }
 
-func unitKeys(us []unit) []string {
+func unitKeys(us []Unit) []string {
 	out := []string{}
 	for _, u := range us {
-		out = append(out, u.key)
+		out = append(out, u.Key)
 	}
 	return out
 }
@@ -76,15 +76,15 @@ func TestResolveImports(t *testing.T) {
 		"j/src/main/java/com/x/App.java": {"j/src/main/java/com/x/model/User.java", "j/src/main/java/com/x/util/Dates.java", "j/src/main/java/com/x/util/Strings.java"},
 	}
 	for from, want := range cases {
-		got := unitKeys(r.resolve(from, facts(from)))
+		got := unitKeys(r.Resolve(from, facts(from)))
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s imports %q, want %q", from, got, want)
 		}
 	}
 	// A Go package unit stands for its non-test files.
-	us := r.resolve("main.go", facts("main.go"))
-	if want := []string{"internal/db/conn.go", "internal/db/db.go"}; !reflect.DeepEqual(us[0].files, want) {
-		t.Errorf("db unit files = %q", us[0].files)
+	us := r.Resolve("main.go", facts("main.go"))
+	if want := []string{"internal/db/conn.go", "internal/db/db.go"}; !reflect.DeepEqual(us[0].Files, want) {
+		t.Errorf("db unit files = %q", us[0].Files)
 	}
 }
 
@@ -104,21 +104,21 @@ func TestImportGraphAndRelated(t *testing.T) {
 	}
 	sort.Strings(paths)
 	r, facts := testResolver(files)
-	g := buildGraph(r, paths, facts)
-	if got := g.in["lib/"]; !reflect.DeepEqual(got, []string{"a/a.go", "b/b.go", "c/c.go"}) {
+	g := BuildGraph(r, paths, facts)
+	if got := g.In["lib/"]; !reflect.DeepEqual(got, []string{"a/a.go", "b/b.go", "c/c.go"}) {
 		t.Errorf("fan-in of lib/ = %q", got)
 	}
-	if got := g.in["util/"]; !reflect.DeepEqual(got, []string{"a/a.go"}) {
+	if got := g.In["util/"]; !reflect.DeepEqual(got, []string{"a/a.go"}) {
 		t.Errorf("fan-in of util/ (tests do not count) = %q", got)
 	}
-	if g.edges != 5 {
-		t.Errorf("edges = %d", g.edges)
+	if g.Edges != 5 {
+		t.Errorf("edges = %d", g.Edges)
 	}
-	rel := relatedFiles([]string{"c/c.go", "a/a.go", "lib/lib.go"}, func(p string) []unit { return r.resolve(p, facts(p)) })
+	rel := RelatedFiles([]string{"c/c.go", "a/a.go", "lib/lib.go"}, func(p string) []Unit { return r.Resolve(p, facts(p)) })
 	if want := []string{"util/util.go"}; !reflect.DeepEqual(rel, want) {
 		t.Errorf("related = %q, want %q (changed files are never related)", rel, want)
 	}
-	rel = relatedFiles([]string{"b/b.go", "a/a.go"}, func(p string) []unit { return r.resolve(p, facts(p)) })
+	rel = RelatedFiles([]string{"b/b.go", "a/a.go"}, func(p string) []Unit { return r.Resolve(p, facts(p)) })
 	if want := []string{"lib/lib.go", "util/util.go"}; !reflect.DeepEqual(rel, want) {
 		t.Errorf("related = %q, want %q", rel, want)
 	}

@@ -1,4 +1,4 @@
-package pack
+package lang
 
 import (
 	"path"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/mod/modfile"
 )
 
-// resolver maps import specifiers to files of the repository. It knows only
+// Resolver maps import specifiers to files of the repository. It knows only
 // the packable files (never an excluded one) and their paths; Go module
 // paths come from go.mod files.
-type resolver struct {
+type Resolver struct {
 	files map[string]bool
 	// dirs maps a directory ("" for the root) to its packable files, sorted.
 	dirs map[string][]string
@@ -27,13 +27,13 @@ type goModule struct {
 	dir, path string
 }
 
-// newResolver builds a resolver over the packable files. goMod returns the
+// NewResolver builds a resolver over the packable files. goMod returns the
 // text of a go.mod file ("" when it cannot).
-func newResolver(paths []string, goMod func(p string) string) *resolver {
-	r := &resolver{files: make(map[string]bool, len(paths)), dirs: map[string][]string{}, suffixes: map[string][]string{}}
+func NewResolver(paths []string, goMod func(p string) string) *Resolver {
+	r := &Resolver{files: make(map[string]bool, len(paths)), dirs: map[string][]string{}, suffixes: map[string][]string{}}
 	for _, p := range paths {
 		r.files[p] = true
-		d := dirOf(p)
+		d := DirOf(p)
 		r.dirs[d] = append(r.dirs[d], p)
 		base := path.Base(p)
 		switch {
@@ -64,7 +64,8 @@ func newResolver(paths []string, goMod func(p string) string) *resolver {
 	return r
 }
 
-func dirOf(p string) string {
+// DirOf is the directory of a path, "" for the root.
+func DirOf(p string) string {
 	d := path.Dir(p)
 	if d == "." {
 		return ""
@@ -79,31 +80,31 @@ func joinDir(dir, rel string) string {
 	return path.Clean(dir + "/" + rel)
 }
 
-// unit is what an import resolves to: a Go package (a directory, key
+// Unit is what an import resolves to: a Go package (a directory, key
 // "dir/") or one file (key = its path), with the files it stands for.
-type unit struct {
-	key   string
-	files []string
+type Unit struct {
+	Key   string
+	Files []string
 }
 
-// resolve returns the in-repository units the file from imports, sorted by
+// Resolve returns the in-repository units the file from imports, sorted by
 // key, once each.
-func (r *resolver) resolve(from string, f *Facts) []unit {
+func (r *Resolver) Resolve(from string, f *Facts) []Unit {
 	if f == nil {
 		return nil
 	}
 	seen := map[string]bool{}
-	var out []unit
-	add := func(u unit) {
-		if u.key == "" || len(u.files) == 0 || seen[u.key] || u.key == from {
+	var out []Unit
+	add := func(u Unit) {
+		if u.Key == "" || len(u.Files) == 0 || seen[u.Key] || u.Key == from {
 			return
 		}
-		seen[u.key] = true
+		seen[u.Key] = true
 		out = append(out, u)
 	}
 	file := func(p string) {
 		if r.files[p] && p != from {
-			add(unit{p, []string{p}})
+			add(Unit{p, []string{p}})
 		}
 	}
 	for _, ref := range f.refs {
@@ -111,7 +112,7 @@ func (r *resolver) resolve(from string, f *Facts) []unit {
 		case LangGo:
 			add(r.goPackage(ref.spec))
 		case LangJavaScript, LangTypeScript:
-			if p := r.jsFile(dirOf(from), ref.spec); p != "" {
+			if p := r.jsFile(DirOf(from), ref.spec); p != "" {
 				file(p)
 			}
 		case LangPython:
@@ -128,12 +129,12 @@ func (r *resolver) resolve(from string, f *Facts) []unit {
 			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
 
 // goPackage resolves a Go import path through the module paths.
-func (r *resolver) goPackage(imp string) unit {
+func (r *Resolver) goPackage(imp string) Unit {
 	for _, m := range r.goMods {
 		var rel string
 		switch {
@@ -158,15 +159,15 @@ func (r *resolver) goPackage(imp string) unit {
 		if dir == "" {
 			key = "./"
 		}
-		return unit{key, files}
+		return Unit{key, files}
 	}
-	return unit{}
+	return Unit{}
 }
 
 var jsExts = []string{".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".d.ts", ".vue", ".svelte", ".json"}
 
 // jsFile resolves a relative JavaScript/TypeScript specifier.
-func (r *resolver) jsFile(dir, spec string) string {
+func (r *Resolver) jsFile(dir, spec string) string {
 	if !strings.HasPrefix(spec, "./") && !strings.HasPrefix(spec, "../") && spec != "." && spec != ".." {
 		return ""
 	}
@@ -204,16 +205,16 @@ func (r *resolver) jsFile(dir, spec string) string {
 
 // pyFiles resolves a Python import: relative imports from the file's
 // package, absolute ones from the root or src/.
-func (r *resolver) pyFiles(from string, ref importRef) []string {
+func (r *Resolver) pyFiles(from string, ref importRef) []string {
 	mod := strings.TrimLeft(ref.spec, ".")
 	var bases []string
 	if ref.level > 0 {
-		d := dirOf(from)
+		d := DirOf(from)
 		for i := 1; i < ref.level; i++ {
 			if d == "" {
 				return nil
 			}
-			d = dirOf(d)
+			d = DirOf(d)
 		}
 		bases = []string{d}
 	} else {
@@ -270,8 +271,8 @@ func pathJoin(a, b string) string {
 }
 
 // rustFiles resolves "mod x;" and crate::/super::/self:: paths.
-func (r *resolver) rustFiles(from string, ref importRef) []string {
-	dir := dirOf(from)
+func (r *Resolver) rustFiles(from string, ref importRef) []string {
+	dir := DirOf(from)
 	base := path.Base(from)
 	// The directory of the file's child modules.
 	modDir := dir
@@ -316,7 +317,7 @@ func (r *resolver) rustFiles(from string, ref importRef) []string {
 	case "super":
 		root = dir
 		if base == "mod.rs" {
-			root = dirOf(dir)
+			root = DirOf(dir)
 		}
 	default:
 		return nil
@@ -335,7 +336,7 @@ func (r *resolver) rustFiles(from string, ref importRef) []string {
 }
 
 // javaFiles resolves a Java import by the file path its name implies.
-func (r *resolver) javaFiles(imp string) []string {
+func (r *Resolver) javaFiles(imp string) []string {
 	parts := strings.Split(imp, ".")
 	if len(parts) < 2 {
 		return nil
@@ -364,44 +365,44 @@ func (r *resolver) javaFiles(imp string) []string {
 	return nil
 }
 
-// importGraph is the in-repository import graph of the packable files.
-type importGraph struct {
+// Graph is the in-repository import graph of the packable files.
+type Graph struct {
 	// out maps a file to the units it imports.
-	out map[string][]unit
+	Out map[string][]Unit
 	// in maps a unit key to the (non-test) files importing it, sorted.
-	in map[string][]string
+	In map[string][]string
 	// units maps a unit key to its files.
-	units map[string][]string
-	edges int
+	Units map[string][]string
+	Edges int
 }
 
-// buildGraph resolves the imports of every file with facts.
-func buildGraph(r *resolver, paths []string, facts func(p string) *Facts) *importGraph {
-	g := &importGraph{out: map[string][]unit{}, in: map[string][]string{}, units: map[string][]string{}}
+// BuildGraph resolves the imports of every file with facts.
+func BuildGraph(r *Resolver, paths []string, facts func(p string) *Facts) *Graph {
+	g := &Graph{Out: map[string][]Unit{}, In: map[string][]string{}, Units: map[string][]string{}}
 	for _, p := range paths {
-		us := r.resolve(p, facts(p))
+		us := r.Resolve(p, facts(p))
 		if len(us) == 0 {
 			continue
 		}
-		g.out[p] = us
-		test := isTestPath(p)
+		g.Out[p] = us
+		test := IsTestPath(p)
 		for _, u := range us {
-			g.units[u.key] = u.files
-			g.edges++
+			g.Units[u.Key] = u.Files
+			g.Edges++
 			if !test {
-				g.in[u.key] = append(g.in[u.key], p)
+				g.In[u.Key] = append(g.In[u.Key], p)
 			}
 		}
 	}
-	for k := range g.in {
-		sort.Strings(g.in[k])
+	for k := range g.In {
+		sort.Strings(g.In[k])
 	}
 	return g
 }
 
-// related returns the files the changed files import, in the order of the
+// RelatedFiles returns the files the changed files import, in the order of the
 // changed files and, for each, of the units it imports.
-func relatedFiles(changed []string, imports func(p string) []unit) []string {
+func RelatedFiles(changed []string, imports func(p string) []Unit) []string {
 	isChanged := make(map[string]bool, len(changed))
 	for _, c := range changed {
 		isChanged[c] = true
@@ -410,13 +411,28 @@ func relatedFiles(changed []string, imports func(p string) []unit) []string {
 	var out []string
 	for _, c := range changed {
 		for _, u := range imports(c) {
-			for _, p := range u.files {
+			for _, p := range u.Files {
 				if !seen[p] && !isChanged[p] {
 					seen[p] = true
 					out = append(out, p)
 				}
 			}
 		}
+	}
+	return out
+}
+
+// DirFiles returns the resolver's files directly in dir ("" for the root), sorted.
+func (r *Resolver) DirFiles(dir string) []string { return r.dirs[dir] }
+
+// GoModule is a Go module of the repository: its directory and module path.
+type GoModule struct{ Dir, Path string }
+
+// GoModules returns the Go modules, longest module path first.
+func (r *Resolver) GoModules() []GoModule {
+	out := make([]GoModule, len(r.goMods))
+	for i, m := range r.goMods {
+		out[i] = GoModule{m.dir, m.path}
 	}
 	return out
 }

@@ -1,0 +1,205 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/source"
+	"github.com/google/go-github/v60/github"
+)
+
+// When neither the checkout nor its remote has the commits of a change,
+// the per-commit secret scan reads them from GitHub's API: the commits of
+// the pull request (or of the comparison), and each commit's patches. What
+// the API leaves out — more commits than it lists, a file without a patch
+// (too large, or binary) — is named, and the scan counts as unavailable.
+
+// maxAPICommits is how many commits GitHub lists for a pull request or a
+// comparison; a change with more cannot be scanned commit by commit.
+const maxAPICommits = 250
+
+// apiHistory is the per-commit patches the API gave, and what it could not
+// give.
+type apiHistory struct {
+	Commits []pack.CommitPatch
+	// Missing says what the scan could not read; empty when complete.
+	Missing []string
+}
+
+// prCommitIDs lists a pull request's commits, oldest first.
+func prCommitIDs(ctx context.Context, gh *github.Client, owner, repo string, number int) ([]string, bool, error) {
+	var ids []string
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		cs, resp, err := gh.PullRequests.ListCommits(ctx, owner, repo, number, opts)
+		if err != nil {
+			return nil, false, apiErr("list the pull request's commits", err)
+		}
+		for _, c := range cs {
+			ids = append(ids, c.GetSHA())
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return ids, len(ids) < maxAPICommits, nil
+}
+
+// commitsPatches reads each commit's patches. Merge commits are skipped,
+// as in the local scan (their parents are scanned themselves).
+func commitsPatches(ctx context.Context, gh *github.Client, owner, repo string, ids []string) (*apiHistory, error) {
+	h := &apiHistory{}
+	for _, id := range ids {
+		if checkSHA("commit", id) != nil {
+			return nil, fmt.Errorf("the API named %q as a commit", clip(id, 80))
+		}
+		var files []*github.CommitFile
+		parents := 0
+		opts := &github.ListOptions{PerPage: 100}
+		for {
+			c, resp, err := gh.Repositories.GetCommit(ctx, owner, repo, id, opts)
+			if err != nil {
+				return nil, apiErr("read commit "+short(id), err)
+			}
+			parents = len(c.Parents)
+			files = append(files, c.Files...)
+			if resp.NextPage == 0 || len(c.Files) == 0 {
+				break
+			}
+			opts.Page = resp.NextPage
+		}
+		if parents > 1 {
+			continue
+		}
+		if len(files) >= maxListedFiles {
+			h.Missing = append(h.Missing, fmt.Sprintf("commit %s changes more files than the API lists (%d)", short(id), maxListedFiles))
+		}
+		cp := pack.CommitPatch{Commit: id}
+		for _, f := range files {
+			if f.GetStatus() == "removed" || f.GetAdditions() == 0 {
+				continue
+			}
+			p := f.GetFilename()
+			if !source.TreePath(p) {
+				return nil, fmt.Errorf("the API names %q as a file of commit %s", clip(p, 200), short(id))
+			}
+			if f.GetPatch() == "" {
+				h.Missing = append(h.Missing, fmt.Sprintf("%s in commit %s (the API gives no patch: too large or binary)", p, short(id)))
+				continue
+			}
+			lines, err := addedLines(f.GetPatch())
+			if err != nil {
+				return nil, fmt.Errorf("the API's patch of %s in commit %s: %w", p, short(id), err)
+			}
+			if len(lines) > 0 {
+				cp.Files = append(cp.Files, pack.AddedLines{Path: p, Lines: lines})
+			}
+		}
+		h.Commits = append(h.Commits, cp)
+	}
+	return h, nil
+}
+
+// addedLines reads the lines a unified-diff patch adds (GitHub's `patch`:
+// hunks without file headers), numbered in the new file.
+func addedLines(patch string) ([]pack.Line, error) {
+	var out []pack.Line
+	next := 0
+	inHunk := false
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			n, err := hunkNewStart(l)
+			if err != nil {
+				return nil, err
+			}
+			if n < next {
+				return nil, fmt.Errorf("hunk %q starts before the line the previous one ended on (%d)", clip(l, 60), next)
+			}
+			next, inHunk = n, true
+		case !inHunk:
+			if strings.TrimSpace(l) != "" {
+				return nil, fmt.Errorf("text before the first hunk header: %q", clip(l, 60))
+			}
+		case strings.HasPrefix(l, "+"):
+			out = append(out, pack.Line{Number: next, Text: l[1:]})
+			next++
+		case strings.HasPrefix(l, " "):
+			next++
+		case strings.HasPrefix(l, "-"), strings.HasPrefix(l, `\`), l == "":
+		default:
+			return nil, fmt.Errorf("a line that is not part of a hunk: %q", clip(l, 60))
+		}
+	}
+	return out, nil
+}
+
+// hunkNewStart reads the new side's first line from "@@ -a,b +c,d @@".
+func hunkNewStart(header string) (int, error) {
+	rest, ok := strings.CutPrefix(header, "@@ -")
+	if ok {
+		_, rest, ok = strings.Cut(rest, " +")
+	}
+	if ok {
+		rest, _, ok = strings.Cut(rest, " @@")
+	}
+	if !ok {
+		return 0, fmt.Errorf("bad hunk header %q", clip(header, 60))
+	}
+	start, _, _ := strings.Cut(rest, ",")
+	n, err := strconv.Atoi(start)
+	if err != nil || n < 0 || n > 1<<30 {
+		return 0, fmt.Errorf("bad hunk header %q", clip(header, 60))
+	}
+	if n == 0 {
+		n = 1 // an empty new side ("+0,0"): nothing is added
+	}
+	return n, nil
+}
+
+// prRefs asks the API for a pull request's base and head.
+func prRefs(ctx context.Context, gh *github.Client, owner, repo string, number int) (*pullRequest, error) {
+	pr, _, err := gh.PullRequests.Get(ctx, owner, repo, number)
+	if err != nil {
+		return nil, apiErr("read pull request #"+strconv.Itoa(number), err)
+	}
+	out := &pullRequest{Number: number,
+		Base: prRef{SHA: pr.GetBase().GetSHA(), Ref: pr.GetBase().GetRef(), Repo: &eventRepo{FullName: pr.GetBase().GetRepo().GetFullName()}},
+		Head: prRef{SHA: pr.GetHead().GetSHA(), Ref: pr.GetHead().GetRef(), Repo: &eventRepo{FullName: pr.GetHead().GetRepo().GetFullName()}},
+	}
+	return out, nil
+}
+
+// contentAt reads a file of commit ref through the API, for configuration:
+// absent is a Blob that is not Found; a symlink, a directory or a file over
+// max bytes is an error.
+func contentAt(ctx context.Context, gh *github.Client, owner, repo, p, ref string, max int64) (source.Blob, error) {
+	fc, dir, resp, err := gh.Repositories.GetContents(ctx, owner, repo, p, &github.RepositoryContentGetOptions{Ref: ref})
+	if resp != nil && resp.StatusCode == 404 {
+		return source.Blob{}, nil
+	}
+	if err != nil {
+		return source.Blob{}, apiErr("read "+p+" at "+short(ref), err)
+	}
+	if fc == nil || dir != nil {
+		return source.Blob{}, fmt.Errorf("%s at %s is a directory", p, short(ref))
+	}
+	if fc.GetType() != "file" {
+		return source.Blob{}, fmt.Errorf("%s at %s is a %s: ctxpack reads configuration only from regular files", p, short(ref), fc.GetType())
+	}
+	if int64(fc.GetSize()) > max {
+		return source.Blob{}, fmt.Errorf("%s at %s is %d bytes, over the %d-byte limit for this file", p, short(ref), fc.GetSize(), max)
+	}
+	text, err := fc.GetContent()
+	if err != nil {
+		return source.Blob{}, fmt.Errorf("read %s at %s: %w", p, short(ref), err)
+	}
+	if int64(len(text)) > max {
+		return source.Blob{}, fmt.Errorf("%s at %s is over the %d-byte limit for this file", p, short(ref), max)
+	}
+	return source.Blob{Data: []byte(text), ID: fc.GetSHA()}, nil
+}

@@ -1,0 +1,178 @@
+package fsutil
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestWriteFileNeverWritesThroughASymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "out.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Fatalf("wrote through the symlink: target = %q", b)
+	}
+	if fi, _ := os.Lstat(link); !fi.Mode().IsRegular() {
+		t.Fatalf("the link was not replaced by a file: %v", fi.Mode())
+	}
+}
+
+func TestWriteFileRefusesNonRegularTargets(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, p := range []string{fifo, dir, "/dev/null"} {
+		err := WriteFile(p, []byte("x"), 0o644)
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: err = %v", p, err)
+		}
+	}
+	if fi, err := os.Lstat("/dev/null"); err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null was replaced: %v %v", fi, err)
+	}
+}
+
+func TestBatchIsOneUnit(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("old a"), 0o644)
+	os.WriteFile(b, []byte("old b"), 0o644)
+
+	// A target that cannot be written stops the batch before any rename.
+	var bad Batch
+	bad.Add(a, []byte("new a"), 0o644)
+	bad.Add(filepath.Join(dir, "missing", "c"), []byte("c"), 0o644)
+	if err := bad.Commit(context.Background()); err == nil {
+		t.Fatal("want an error")
+	}
+	// A cancelled run writes nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var cancelled Batch
+	cancelled.Add(a, []byte("new a"), 0o644)
+	cancelled.Add(b, []byte("new b"), 0o644)
+	if err := cancelled.Commit(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	for p, want := range map[string]string{a: "old a", b: "old b"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s = %q after a failed batch", p, got)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+	var ok Batch
+	ok.Add(a, []byte("new a"), 0o644)
+	ok.Add(b, []byte("new b"), 0o600)
+	if err := ok.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "new b" {
+		t.Fatal(string(got))
+	}
+	if fi, _ := os.Stat(b); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+}
+
+func TestStaleTempsOfDeadProcessesAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "pack.json")
+	dead := filepath.Join(dir, ".pack.json"+tempMarker+"999999999-abc")
+	live := filepath.Join(dir, ".pack.json"+tempMarker+strconv.Itoa(os.Getppid())+"-abc")
+	other := filepath.Join(dir, ".other.json"+tempMarker+"999999999-abc")
+	for _, f := range []string{dead, live, other} {
+		os.WriteFile(f, nil, 0o600)
+	}
+	if err := WriteFile(p, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a dead process's temp file is still there")
+	}
+	for _, f := range []string{live, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed: %v", f, err)
+		}
+	}
+}
+
+func TestFreshDirReplacesASymlink(t *testing.T) {
+	ws := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "keep"), []byte("k"), 0o644)
+	out := filepath.Join(ws, ".ctxpack-action")
+	if err := os.Symlink(outside, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := FreshDir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Lstat(out); !fi.IsDir() {
+		t.Fatal("not a directory")
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Fatal("the symlink's target was touched")
+	}
+	os.WriteFile(filepath.Join(out, "old"), nil, 0o644)
+	if err := FreshDir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Fatalf("not fresh: %v", entries)
+	}
+}
+
+func TestReadInRootRefusesWhatLeavesOrIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ok.yml"), []byte("version: 1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "big.yml"), make([]byte, 2048), 0o644)
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero.yml"))
+	os.Symlink("/etc/hostname", filepath.Join(dir, "out.yml"))
+	os.Symlink("ok.yml", filepath.Join(dir, "in.yml"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo.yml"), 0o644)
+	os.Mkdir(filepath.Join(dir, "dir.yml"), 0o755)
+	for name, want := range map[string]string{
+		"ok.yml":   "",
+		"in.yml":   "",
+		"big.yml":  "over the 1024-byte limit",
+		"zero.yml": "escapes",
+		"out.yml":  "escapes",
+		"fifo.yml": "named pipe",
+		"dir.yml":  "directory",
+	} {
+		data, err := ReadInRoot(dir, name, 1024)
+		switch {
+		case want == "" && (err != nil || string(data) != "version: 1\n"):
+			t.Errorf("%s: %q %v", name, data, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: err = %v, want %q", name, err, want)
+		}
+	}
+	if _, err := ReadInRoot(dir, "absent.yml", 1024); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent: %v", err)
+	}
+	if _, err := ReadFile("/dev/zero", 1024); err == nil || !strings.Contains(err.Error(), "character device") {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	if data, err := ReadFile(filepath.Join(dir, "in.yml"), 1024); err != nil || len(data) == 0 {
+		t.Errorf("an operator's symlink is followed: %v", err)
+	}
+}

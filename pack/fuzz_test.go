@@ -1,0 +1,86 @@
+package pack
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ctxpack/ctxpack/policy"
+)
+
+// FuzzIgnore applies .ctxpackignore files a repository controls (nested
+// ones too) to a path it controls: never a panic, and the answer does not
+// depend on anything but the two.
+func FuzzIgnore(f *testing.F) {
+	f.Add("*.log\n!keep.log\nbuild/\n# comment\n\\#hash\n", "src/app.log")
+	f.Add("[z-a]\n**/\n/\n!\n\\\n", "a/b/c")
+	f.Add("a/**/b\n***\n[[:alpha:]]\n", "a/x/y/b")
+	f.Add("\x00\xff\n", "\xff/\x00")
+	f.Fuzz(func(t *testing.T, ignore, p string) {
+		x := NewExcluder(policy.Default(), nil, map[string][]byte{
+			IgnoreFileName:          []byte(ignore),
+			"sub/" + IgnoreFileName: []byte(ignore),
+		})
+		r1, d1 := x.Reason(p)
+		r2, d2 := x.Reason(p)
+		if r1 != r2 || d1 != d2 {
+			t.Fatalf("Reason(%q) is not stable", p)
+		}
+	})
+}
+
+// FuzzClassify classifies a path and content a repository controls: file
+// type by name and by content, category and key-file importance.
+func FuzzClassify(f *testing.F) {
+	f.Add("src/main.go", []byte("package main\n"))
+	f.Add("README.md", []byte("\xef\xbb\xbf# x"))
+	f.Add("a/b/.env.production", []byte("\x00\x01"))
+	f.Add("x.UTF16", []byte("\xff\xfe\x00"))
+	f.Add("", []byte{})
+	f.Fuzz(func(t *testing.T, p string, data []byte) {
+		typ := typeByName(p)
+		_, enc := sniff(data)
+		cat, _ := classify(p, typ)
+		if cat == "" {
+			t.Fatalf("classify(%q) has no category", p)
+		}
+		if enc != "" {
+			if text, err := decode(data, enc); err == nil && !utf8.ValidString(text) {
+				t.Fatalf("decode(%q) is not UTF-8", enc)
+			}
+		}
+	})
+}
+
+// FuzzTruncate cuts text a repository controls with the line counts a
+// valid policy allows (policy.MaxPreserveLines): the result is within the
+// byte limit plus the marker, its kept spans lie inside the text in order,
+// and an untouched text comes back whole.
+func FuzzTruncate(f *testing.F) {
+	f.Add(strings.Repeat("line of text\n", 300), int64(1000), 100, 50)
+	f.Add("no newline at all but long enough to be cut", int64(10), 1, 1)
+	f.Add("\n\n\n\n", int64(1), 0, 0)
+	f.Add("ü\nü\nü\n", int64(3), 1000000, 1000000)
+	f.Fuzz(func(t *testing.T, text string, maxBytes int64, head, tail int) {
+		if maxBytes < 1 || head < 0 || tail < 0 || head > policy.MaxPreserveLines || tail > policy.MaxPreserveLines || !utf8.ValidString(text) {
+			return
+		}
+		out, spans, cut := truncate(text, maxBytes, head, tail)
+		if !cut {
+			if out != text {
+				t.Fatal("an uncut text changed")
+			}
+			return
+		}
+		if int64(len(out)) > maxBytes+int64(len(TruncationMarker)) && int64(len(text)) > maxBytes {
+			t.Fatalf("cut to %d bytes, over %d plus the marker", len(out), maxBytes)
+		}
+		last := 0
+		for _, s := range spans {
+			if s.start < last || s.end < s.start || s.end > len(text) {
+				t.Fatalf("span %+v out of order or outside the text (%d bytes)", s, len(text))
+			}
+			last = s.end
+		}
+	})
+}

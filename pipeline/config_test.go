@@ -1,0 +1,166 @@
+package pipeline
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/ctxpack/ctxpack/policy"
+)
+
+// allowEverything is what a hostile pull request brings: a gitleaks config
+// that allowlists every path, and a policy that fails on nothing.
+const allowEverything = "[extend]\nuseDefault = true\n[allowlist]\npaths = ['''.*''']\n"
+
+// TestPullRequestCannotLoosenItsOwnCheck: a range that adds its own gitleaks
+// allowlist (paths = [".*"]), a .gitleaksignore and a policy with an empty
+// fail_on still fails on the secret it adds: the base's configuration
+// applies, and the change to it is reported.
+func TestPullRequestCannotLoosenItsOwnCheck(t *testing.T) {
+	f := secrettest.Make(21)
+	g := gittest.New(t)
+	g.Write("app.go", "package app\n")
+	base := g.Commit("base")
+	g.Write(".gitleaks.toml", allowEverything)
+	g.Write(".ctxpack.yml", "fail_on: []\nsecrets:\n  history: warn\n")
+	g.Write("deploy.sh", "export GH_TOKEN="+f.GitHub+"\n")
+	g.Commit("pull request")
+	// The fingerprint of that finding, ignored by the head.
+	g.Write(".gitleaksignore", "deploy.sh:github-pat:1\n")
+	g.Commit("ignore it")
+
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD", Trigger: "pull_request"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Verdict.Status != audit.StatusFail || !strings.Contains(codes(run.Verdict.Failed), audit.CodeSecretInHistory) {
+		t.Fatalf("verdict %+v", run.Verdict)
+	}
+	origin := run.Result.Pack.Source.Config
+	if origin == nil || origin.From != policy.ConfigFromBase || origin.Commit != base ||
+		!slices.Equal(origin.Changed, []string{".ctxpack.yml", ".gitleaks.toml", ".gitleaksignore"}) ||
+		!strings.Contains(origin.Note, "policy changed in this change") || !strings.Contains(origin.Note, "the base's applies") {
+		t.Fatalf("config origin %+v", origin)
+	}
+	if !strings.Contains(string(run.RecordJSON), "the base's applies") {
+		t.Fatal("the record does not say whose configuration applied")
+	}
+	assertNoFragment(t, "pack", run.Result.JSON, []string{f.GitHub})
+	// The audit with the repository re-derives the same configuration.
+	v, err := Audit(context.Background(), AuditOptions{PackFile: writePack(t, run.Result.JSON), RepoDir: g.Dir})
+	if err != nil || v.Status != audit.StatusPass {
+		t.Fatalf("audit %v %+v", err, v)
+	}
+}
+
+// TestBasePolicyCanLetTheHeadApply: config_from: head in the base's policy
+// is the only switch that lets a change's own configuration apply.
+func TestBasePolicyCanLetTheHeadApply(t *testing.T) {
+	f := secrettest.Make(22)
+	g := gittest.New(t)
+	g.Write("app.go", "package app\n")
+	g.Write(".ctxpack.yml", "config_from: head\n")
+	base := g.Commit("base trusts its changes")
+	g.Write(".gitleaks.toml", allowEverything)
+	g.Write(".ctxpack.yml", "config_from: head\nfail_on: [none]\n")
+	g.Write("deploy.sh", "export GH_TOKEN="+f.GitHub+"\n")
+	g.Commit("pull request")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := run.Result.Pack.Source.Config
+	if run.Verdict.Status != audit.StatusPass || origin.From != policy.ConfigFromHead || !strings.Contains(origin.Note, "the head's applies") {
+		t.Fatalf("verdict %+v origin %+v", run.Verdict, origin)
+	}
+}
+
+// TestConfigOfACommitAndTheWorkTree: a commit applies its parent's
+// configuration; a work-tree pack the work tree's; a symlinked policy at
+// the base is refused, not followed.
+func TestConfigOfACommitAndTheWorkTree(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.go", "package a\n")
+	g.Write(".ctxpack.yml", "limits:\n  max_files: 7\n")
+	g.Commit("one")
+	g.Write(".ctxpack.yml", "limits:\n  max_files: 9\n")
+	g.Commit("two")
+	for _, c := range []struct {
+		opts PackOptions
+		want int
+	}{{PackOptions{Dir: g.Dir, Commit: "HEAD"}, 7}, {PackOptions{Dir: g.Dir}, 9}, {PackOptions{Dir: g.Dir, Commit: "HEAD~1"}, 200}} {
+		out, err := Pack(context.Background(), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Policy.Limits.MaxFiles != c.want {
+			t.Errorf("%+v: max_files %d, want %d", c.opts, out.Policy.Limits.MaxFiles, c.want)
+		}
+	}
+	g.Remove(".ctxpack.yml")
+	g.Symlink("/dev/zero", ".ctxpack.yml")
+	g.Commit("symlinked policy")
+	g.Write("b.go", "package a\n")
+	g.Commit("four")
+	if _, err := Pack(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("a symlinked policy at the base: %v", err)
+	}
+	if _, err := Pack(context.Background(), PackOptions{Dir: g.Dir}); err == nil || !strings.Contains(err.Error(), "escapes") {
+		t.Fatalf("a symlinked policy in the work tree: %v", err)
+	}
+}
+
+// TestHistoryScanReadsBoundedBlobs: a blob over limits.max_content_bytes is
+// not read by the per-commit scan; it is reported as skipped, by commit and
+// path, while the small file's secret is still found.
+func TestHistoryScanReadsBoundedBlobs(t *testing.T) {
+	f := secrettest.Make(23)
+	g := gittest.New(t)
+	g.Write("app.go", "package app\n")
+	g.Write(".ctxpack.yml", "limits:\n  max_content_bytes: 4000\n")
+	base := g.Commit("base")
+	g.Write("big.sql", strings.Repeat("INSERT INTO t VALUES (1);\n", 400)+"-- "+f.GitHub+"\n")
+	g.Write("small.env", "TOKEN="+f.Stripe+"\n")
+	big := g.Commit("big dump")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []audit.Check
+	for _, c := range run.Verdict.Skipped {
+		if c.Code == audit.CodeHistoryBlobSkipped {
+			skipped = append(skipped, c)
+		}
+	}
+	if len(skipped) != 1 || skipped[0].Details["path"] != "big.sql" || skipped[0].Details["commit"] != big {
+		t.Fatalf("skipped %+v", run.Verdict.Skipped)
+	}
+	for _, h := range run.History {
+		if h.Path == "big.sql" {
+			t.Fatalf("the big blob was scanned: %+v", h)
+		}
+	}
+	if !slices.ContainsFunc(run.History, func(h HistoryFinding) bool { return h.Path == "small.env" }) {
+		t.Fatalf("the small file's secret was not found: %+v", run.History)
+	}
+}
+
+// TestGitleaksFilesThatLeaveTheRepository: a work tree's .gitleaks.toml or
+// .gitleaksignore symlinked out of the repository is an error that says
+// so, never silently ignored (nor followed).
+func TestGitleaksFilesThatLeaveTheRepository(t *testing.T) {
+	for _, name := range []string{".gitleaks.toml", ".gitleaksignore"} {
+		g := gittest.New(t)
+		g.Write("a.go", "package a\n")
+		g.Symlink("/etc/hostname", name)
+		g.Commit("x")
+		_, err := Execute(context.Background(), PackOptions{Dir: g.Dir})
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "escapes") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+}
