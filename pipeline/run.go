@@ -206,26 +206,25 @@ func (r *Run) previousDigestCLI(ctx context.Context, head string) (string, error
 	return transparency.DigestOf(data), nil
 }
 
-// writeNoteCLI is WriteNote through git notes, which moves the notes ref
-// under its lock: a writer that loses the race reads the parent's record
-// again and retries.
+// writeNoteCLI is WriteNote through git notes: the record is bound to the
+// parent's record in the notes state it is stored on, and rebuilt when
+// another writer moved the notes ref meanwhile.
 func (r *Run) writeNoteCLI(ctx context.Context, head string, bind func(previous string) ([]byte, error)) error {
 	var err error
-	for attempt := 1; attempt <= 10; attempt++ {
-		var previous string
-		if previous, err = r.previousDigestCLI(ctx, head); err != nil {
+	for attempt := 1; attempt <= 20; attempt++ {
+		err = r.Repo.WriteNote(ctx, string(transparency.NotesRef), source.ObjectID(head), func(parent []byte, ok bool) ([]byte, error) {
+			previous := ""
+			if ok {
+				previous = transparency.DigestOf(parent)
+			}
+			return bind(previous)
+		})
+		if !errors.Is(err, source.ErrNotesMoved) {
 			return err
-		}
-		var data []byte
-		if data, err = bind(previous); err != nil {
-			return err
-		}
-		if err = r.Repo.WriteNote(ctx, string(transparency.NotesRef), source.ObjectID(head), data); err == nil {
-			return nil
 		}
 		time.Sleep(time.Duration(attempt*(5+rand.IntN(20))) * time.Millisecond)
 	}
-	return err
+	return fmt.Errorf("write note: %s kept moving: %w", transparency.NotesRef, err)
 }
 
 // Attestation returns the in-toto statement of the record, signed into a DSSE

@@ -32,7 +32,10 @@ func TestRouteLarge(t *testing.T) {
 	if got := indexEntries(gitDir); got != largeIndex+1 {
 		t.Fatalf("index entries %d", got)
 	}
-	r := open(t, g.Dir)
+	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Close()
 	if r.Backend() != BackendGoGit || r.worktreeBackend().name() != BackendCLI {
 		t.Fatalf("objects read with %s, work tree listed with %s", r.Backend(), r.worktreeBackend().name())
@@ -65,12 +68,30 @@ func TestRoutedSnapshotsAndNotes(t *testing.T) {
 	defer gg.Close()
 	checkHistory(t, sameSnapshots(t, map[string]*Repo{BackendGoGit: gg, BackendCLI: r}, base, head))
 	ctx := context.Background()
-	if err := r.WriteNote(ctx, "refs/notes/ctxpack", ObjectID(head), []byte("record\n")); err != nil {
-		t.Fatal(err)
+	parent := g.Git("rev-parse", head+"~1")
+	write := func(commit string) []byte {
+		var got []byte
+		err := r.WriteNote(ctx, "refs/notes/ctxpack", ObjectID(commit), func(p []byte, ok bool) ([]byte, error) {
+			got = append([]byte(fmt.Sprintf("parent:%v:", ok)), p...)
+			return append([]byte("record of "+commit[:7]+"\n"), got...), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := write(parent); string(got) != "parent:false:" {
+		t.Fatalf("the parent's parent has a note: %q", got)
+	}
+	if got := write(head); string(got) != "parent:true:record of "+parent[:7]+"\nparent:false:" {
+		t.Fatalf("head bound to %q", got)
 	}
 	data, ok, err := r.ReadNote(ctx, "refs/notes/ctxpack", ObjectID(head))
-	if err != nil || !ok || string(data) != "record\n" || g.Git("notes", "--ref", "ctxpack", "show", head) != "record" {
+	if err != nil || !ok || !strings.HasPrefix(string(data), "record of "+head[:7]) || !strings.HasPrefix(g.Git("notes", "--ref", "ctxpack", "show", head), "record of") {
 		t.Fatalf("note %q %v %v", data, ok, err)
+	}
+	if refs := g.Git("for-each-ref", "refs/notes/"); strings.Count(refs, "\n") != 0 {
+		t.Fatalf("a private notes ref was left behind:\n%s", refs)
 	}
 	if _, ok, err := r.ReadNote(ctx, "refs/notes/ctxpack", ObjectID(base)); ok || err != nil {
 		t.Fatalf("a note on a commit without one: %v %v", ok, err)
