@@ -41,11 +41,6 @@ func ParseID(s string) (ObjectID, error) {
 	return ObjectID(strings.ToLower(s)), nil
 }
 
-// isNullID reports whether s is git's all-zero id (a ref that does not exist).
-func isNullID(s string) bool {
-	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0") == ""
-}
-
 // Commit is what the snapshots need of a commit object.
 type Commit struct {
 	ID      ObjectID
