@@ -22,7 +22,7 @@ const (
 
 // assignRulesVersion changes whenever the assignment rules change, so cached
 // results and the rules digest change with them.
-const assignRulesVersion = "3"
+const assignRulesVersion = "4"
 
 // FindAssignments finds credentials assigned literal values in content:
 // keys named like password, passwd, pwd, pass, passphrase, secret, token,
@@ -77,6 +77,8 @@ type fileSyntax struct {
 	// word: an unquoted value ends at whitespace (sh, .env, Dockerfile,
 	// prose documents).
 	word bool
+	// properties: Java .properties, where `key value` assigns too.
+	properties bool
 }
 
 var sourceExts = map[string]bool{
@@ -124,6 +126,8 @@ func syntaxOf(filePath string) fileSyntax {
 		return fileSyntax{unquoted: true, word: true}
 	case sourceExts[ext]:
 		return fileSyntax{}
+	case ext == "properties":
+		return fileSyntax{unquoted: true, properties: true}
 	}
 	// ini, cfg, conf, properties, yaml, toml, Makefile, markdown, text and
 	// unknown files: an unquoted value is taken literally.
@@ -133,7 +137,7 @@ func syntaxOf(filePath string) fileSyntax {
 // Regular expressions. Keys are matched syntactically and then checked with
 // keyIsCredential, so a non-credential key never hides a credential one.
 const (
-	keyChars = `[$@]?[A-Za-z_][\w.\-]*`
+	keyChars = `[$@]?[\p{L}_][\p{L}\p{N}_.\-]*`
 	qDouble  = `"(?:[^"\\\n]|\\.)*"`
 	qSingle  = `'(?:[^'\\\n]|\\.)*'`
 	qBack    = "`[^`\\n]*`"
@@ -146,7 +150,12 @@ var (
 		`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+([A-Za-z_][\w.\[\]]*))?` + // `: str`, `: String`; `string` (Go) or the name after a type (Java)
 		`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?(` + qDouble + `|` + qSingle + `|` + qBack + `)`)
 	// key <sep> unquoted value (config files only); the value is read in code.
-	reUnquotedKey = regexp.MustCompile(`(?:^|[^\w.\-$@/])["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
+	// (A key after ':' is a part of a value — urn:k8s:secret:tls:ca, an
+	// error message's "token: …: …" — not a key; but .npmrc writes
+	// //registry/:_authToken=.)
+	reUnquotedKey = regexp.MustCompile(`(?:^|[^\w.\-$@/:]|/:)["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
+	// .properties `password value` (white space separates key and value).
+	rePropertiesSpace = regexp.MustCompile(`^\s*(` + keyChars + `)[ \t]+([^\s=:].*)$`)
 	// Dockerfile `ENV PASSWORD value` (old space-separated form).
 	reDockerEnv = regexp.MustCompile(`^\s*(?i:ENV)\s+(` + keyChars + `)[ \t]+([^\s=].*)$`)
 	// <password>value</password>
@@ -156,27 +165,47 @@ var (
 	// define('DB_PASSWORD', '…');
 	rePHPDefine = regexp.MustCompile(`\bdefine\s*\(\s*['"]([^'"]+)['"]\s*,\s*(` + qDouble + `|` + qSingle + `)`)
 	// …;Password=…;… (ADO.NET / JDBC / ODBC connection strings)
-	reConnString = regexp.MustCompile(`(?i)(^|[;"'])\s*(password|pwd)\s*=\s*([^;"'\r\n]*)`)
+	// (ODBC quotes a value in braces: Pwd={a;b}; Jet names it
+	// "Jet OLEDB:Database Password".)
+	reConnString = regexp.MustCompile(`(?i)(^|[;"'])\s*((?:[a-z][\w :]*?[ :])?(?:password|pwd))\s*=\s*(\{[^}\r\n]*\}|[^;"'\r\n]*)`)
 	// ?token=… &api_key=…
 	reQueryParam = regexp.MustCompile(`[?&](` + keyChars + `)=([^&\s#"'<>` + "`" + `;,)]+)`)
 	// scheme://user:password@host
-	reURLUserinfo = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:@/?#'"<>` + "`" + `]*):([^\s/?#'"<>` + "`" + `]*)@[\w\-\[]`)
+	// (A password may hold a '/', '?' or '#', which RFC 3986 wants encoded
+	// and people do not encode; host:port/path@… is told apart by its
+	// digits.)
+	reURLUserinfo = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:@/?#'"<>` + "`" + `]*):([^\s'"<>@` + "`" + `]*)@[\w\-\[]`)
 )
 
 // credential keywords, as the last word(s) of a key.
 var (
 	// A key whose last word is exactly one of these, or ends with one of
 	// the "long" ones (dbpassword, mysecret, authtoken).
-	credExactWords  = map[string]bool{"pass": true, "pwd": true}
-	credSuffixWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey"}
-	credWordPairs   = [][2]string{{"api", "key"}, {"access", "key"}, {"secret", "key"}, {"private", "key"}}
+	credExactWords  = map[string]bool{"pass": true, "pwd": true, "parola": true, "sifre": true, "şifre": true, "senha": true}
+	credSuffixWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "secretkey", "privatekey",
+		"storepass", "keypass",
+		// the word for password in other languages, in the Latin script
+		// without and with diacritics, and in others
+		"passwort", "kennwort", "wachtwoord", "lösenord", "losenord", "salasana", "hasło", "haslo", "heslo",
+		"jelszó", "jelszo", "adgangskode", "passord", "lozinka", "geslo", "contraseña", "contrasena",
+		"motdepasse", "palavrapasse", "wagwoord", "parool", "salasõna", "slaptažodis", "parole",
+		"пароль", "лозинка", "гасло", "κωδικός", "סיסמה", "كلمةالمرور", "رمزعبور", "पासवर्ड",
+		"密码", "密碼", "口令", "パスワード", "비밀번호", "รหัสผ่าน", "matkhau", "mậtkhẩu"}
+	credWordPairs = [][2]string{{"api", "key"}, {"access", "key"}, {"secret", "key"}, {"private", "key"}}
+	// Keys that name a credential as a whole: .npmrc's _auth.
+	credKeys = map[string]bool{"_auth": true}
 )
 
 // keyIsCredential reports whether a key names a credential: its last word
 // (after splitting on punctuation and camelCase) is pass/pwd or ends with
-// password, passwd, passphrase, secret, token, apikey, …, or its last two
-// words are api key, access key, secret key or private key.
+// password, passwd, passphrase, secret, token, apikey, … (or the word for
+// password in another language, written in one word or several:
+// mot_de_passe, palavra-passe), or its last two words are api key, access
+// key, secret key or private key.
 func keyIsCredential(key string) bool {
+	if credKeys[strings.ToLower(strings.TrimLeft(key, "$@"))] {
+		return true
+	}
 	words := splitKey(key)
 	if len(words) == 0 {
 		return false
@@ -185,8 +214,9 @@ func keyIsCredential(key string) bool {
 	if credExactWords[last] {
 		return true
 	}
+	joined := strings.Join(words, "")
 	for _, s := range credSuffixWords {
-		if strings.HasSuffix(last, s) {
+		if strings.HasSuffix(last, s) || len(words) > 1 && strings.HasSuffix(joined, s) && len(s) > len(last) {
 			return true
 		}
 	}
@@ -237,12 +267,40 @@ func splitKey(key string) []string {
 	return words
 }
 
-// lineMayHaveCredential is a cheap prefilter.
-func lineMayHaveCredential(lower string) bool {
+// nonASCIICredWords are the credential words lineMayHaveCredential looks
+// for in a line with non-ASCII bytes (lowercased).
+var nonASCIICredWords = []string{"contraseña", "пароль", "лозинка", "гасло", "κωδικός", "סיסמה", "كلمة", "رمز", "पासवर्ड",
+	"密码", "密碼", "口令", "パスワード", "비밀번호", "รหัสผ่าน", "mật", "şifre", "hasło", "jelszó", "lösenord", "salasõna", "slaptažodis"}
+
+// lineMayHaveCredential is a cheap prefilter: a credential word, a URL
+// with userinfo, a connection form or a command that takes a password.
+func lineMayHaveCredential(lower, line string) bool {
 	if strings.Contains(lower, "pass") || strings.Contains(lower, "pwd") ||
 		strings.Contains(lower, "secret") || strings.Contains(lower, "token") ||
-		(strings.Contains(lower, "://") && strings.Contains(lower, "@")) {
+		strings.Contains(lower, "auth") || strings.Contains(lower, "@") && (strings.Contains(lower, "://") ||
+		strings.Contains(lower, "@tcp") || strings.Contains(lower, "@unix") || strings.Contains(lower, "@udp") ||
+		strings.Contains(lower, "@/") || strings.Contains(lower, "jdbc:oracle")) {
 		return true
+	}
+	for _, w := range []string{"kennwort", "wachtwoord", "losenord", "salasana", "haslo", "heslo", "jelszo", "adgangskode",
+		"lozinka", "geslo", "contrasena", "parola", "parool", "parole", "sifre", "senha", "wagwoord", "matkhau", "login",
+		"credential", "sign_in", "signin", "_auth"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	for _, w := range cmdTriggers {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	if !isASCII(line) {
+		l := strings.ToLower(line)
+		for _, w := range nonASCIICredWords {
+			if strings.Contains(l, w) {
+				return true
+			}
+		}
 	}
 	// api key, access key, private key (secret key is covered above)
 	for i := 0; ; {
@@ -262,6 +320,24 @@ func lineMayHaveCredential(lower string) bool {
 	}
 }
 
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 func findAssignments(filePath, text string, li *lineIndex) []assignment {
 	syn := syntaxOf(filePath)
 	var out []assignment
@@ -277,10 +353,14 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 			continue
 		}
 		lowerBuf = appendLowerASCII(lowerBuf[:0], line)
-		if !lineMayHaveCredential(string(lowerBuf)) || strings.Contains(line, "gitleaks:allow") {
+		lower := string(lowerBuf)
+		if !lineMayHaveCredential(lower, line) || strings.Contains(line, "gitleaks:allow") {
 			continue
 		}
 		var found []assignment
+		markers := redactionMarkers(line)
+		// add records a value; keyStart < 0 means no key names it (a
+		// command-line option): the match starts at the value.
 		add := func(rule string, keyStart, vs, ve int) {
 			// trim surrounding whitespace from the value
 			for vs < ve && (line[vs] == ' ' || line[vs] == '\t') {
@@ -289,12 +369,17 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 			for ve > vs && (line[ve-1] == ' ' || line[ve-1] == '\t') {
 				ve--
 			}
-			if ve <= vs || isPlaceholder(line[vs:ve]) || isProse(line[vs:ve]) || echoesKey(line, keyStart, line[vs:ve]) {
+			if ve <= vs || isPlaceholder(line[vs:ve]) || isProse(line[vs:ve]) || overlapsMarker(markers, vs, ve) {
+				return
+			}
+			if keyStart < 0 {
+				keyStart = vs
+			} else if echoesKey(line, keyStart, line[vs:ve]) || namesSecretObject(line, keyStart, line[vs:ve]) {
 				return
 			}
 			found = append(found, assignment{rule: rule, line: l, matchStart: ls + keyStart, start: ls + vs, end: ls + ve})
 		}
-		scanLine(line, syn, add)
+		scanLine(line, lower, syn, add)
 		out = append(out, dedupeSpans(found)...)
 	}
 	return out
@@ -313,7 +398,7 @@ func appendLowerASCII(dst []byte, s string) []byte {
 
 // scanLine reports every credential value on one line via add(rule,
 // keyStart, valueStart, valueEnd) with offsets into line.
-func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, ve int)) {
+func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart, vs, ve int)) {
 	// Each pattern runs only on lines holding the literals it needs (most
 	// lines that pass lineMayHaveCredential hold few of them).
 	hasEq := strings.IndexByte(line, '=') >= 0
@@ -363,6 +448,9 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
 		}
+		if ve-vs >= 2 && line[vs] == '{' && line[ve-1] == '}' {
+			vs, ve = vs+1, ve-1
+		}
 		// only inside a connection string: `;` before the key or after the value
 		if line[m[2]:m[3]] == ";" || (m[7] < len(line) && line[m[7]] == ';') {
 			add(RulePasswordAssignment, m[4], vs, ve)
@@ -376,10 +464,52 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 	}
 	// scheme://user:password@host
 	for _, m := range findAllIf(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo, line) {
+		if slash := strings.IndexAny(line[m[4]:m[5]], "/?#"); slash >= 0 && isDigits(line[m[4]:m[4]+slash]) {
+			continue // host:port/path@…
+		}
 		add(RulePasswordInURL, m[0], m[4], m[5])
 	}
+	// Command lines: the line itself and each quoted string that reads
+	// like one (os.system("mysql -pX …"), `htpasswd -nb u X` in a README).
+	if containsAny(lower, cmdTriggers) {
+		commandLine(line, shellWords(line), syn.unquoted, add)
+		eachQuoted(line, func(s, e int) {
+			if strings.IndexByte(line[s:e], ' ') < 0 {
+				return
+			}
+			sub := line[s:e]
+			commandLine(sub, shellWords(sub), true, func(rule string, k, vs, ve int) {
+				if k >= 0 {
+					k += s
+				}
+				add(rule, k, s+vs, s+ve)
+			})
+		})
+	}
+	connectionForms(line, add)
 	if !syn.unquoted {
+		// Shell lines in any file (a notebook's %env and !export, a
+		// README's code), and key=value pairs inside strings (libpq
+		// connection strings, command arguments).
+		if isShellAssignmentLine(line) {
+			unquotedAssignments(line, 0, fileSyntax{unquoted: true, word: true}, true, add)
+		}
+		if hasEq {
+			eachQuoted(line, func(s, e int) {
+				if strings.IndexByte(line[s:e], '=') >= 0 {
+					unquotedAssignments(line[s:e], s, fileSyntax{unquoted: true, word: true}, false, add)
+				}
+			})
+		}
 		return
+	}
+	if syn.properties {
+		// .properties: `key value` is an assignment too.
+		if m := rePropertiesSpace.FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
+			if vs, ve, ok := unquotedValue(line, m[4], syn); ok {
+				add(RulePasswordAssignment, m[2], vs, ve)
+			}
+		}
 	}
 	// key=value, key: value (config files, shell, docs)
 	for _, m := range findAllIf(hasEq || strings.IndexByte(line, ':') >= 0, reUnquotedKey, line) {
@@ -395,6 +525,85 @@ func scanLine(line string, syn fileSyntax, add func(rule string, keyStart, vs, v
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
 	}
+}
+
+// redactionMarkers are the [REDACTED:<rule>] spans of a line: a redacted
+// text is rescanned, and what a marker replaced is no value of ours.
+func redactionMarkers(line string) [][2]int {
+	var out [][2]int
+	for i := 0; ; {
+		j := strings.Index(line[i:], "[REDACTED:")
+		if j < 0 {
+			return out
+		}
+		s := i + j
+		e := strings.IndexByte(line[s:], ']')
+		if e < 0 {
+			return append(out, [2]int{s, len(line)})
+		}
+		out = append(out, [2]int{s, s + e + 1})
+		i = s + e + 1
+	}
+}
+
+func overlapsMarker(ms [][2]int, s, e int) bool {
+	for _, m := range ms {
+		if m[0] < e && s < m[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// unquotedAssignments reports `key=value` (and, when colon is set,
+// `key: value`) assignments of credential keys in text, a part of a line
+// starting at offset off.
+func unquotedAssignments(text string, off int, syn fileSyntax, colon bool, add func(rule string, keyStart, vs, ve int)) {
+	for _, m := range reUnquotedKey.FindAllStringSubmatchIndex(text, -1) {
+		if !keyIsCredential(text[m[2]:m[3]]) {
+			continue
+		}
+		if !colon && !strings.Contains(text[m[3]:m[1]], "=") {
+			continue
+		}
+		if vs, ve, ok := unquotedValue(text, m[1], syn); ok {
+			add(RulePasswordAssignment, off+m[2], off+vs, off+ve)
+		}
+	}
+}
+
+// isShellAssignmentLine: `export X=…`, `set X=…`, a notebook's `%env X=…`
+// or `!export X=…`, a Dockerfile's `ENV X=…`.
+func isShellAssignmentLine(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	for _, p := range []string{"export ", "%env ", "!export ", "set ", "SET ", "ENV ", "setx ", "$env:"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// eachQuoted calls f with the inside [s,e) of each quoted string of line.
+func eachQuoted(line string, f func(s, e int)) {
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c == '"' || c == '\'' || c == '`' {
+			j := closingQuote(line, i)
+			if j > i+1 {
+				f(i+1, j)
+			}
+			i = j
+		}
+	}
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // findAllIf is re's submatch indexes in line, none when the literals re
@@ -479,21 +688,46 @@ var (
 		"accesstoken": true, "clientsecret": true, "mypassword": true, "yourpassword": true,
 		"mysecret": true, "yoursecret": true, "mytoken": true, "yourtoken": true,
 		"replaceme": true, "notset": true, "unset": true, "default": true,
+		// GitHub workflow permissions (id-token: write), struct tag options
+		"read": true, "write": true, "readall": true, "writeall": true, "omitempty": true, "omitzero": true,
 	}
-	// your-password-here, <enter token>, my_api_key, example-secret, …
-	rePlaceholderPhrase = regexp.MustCompile(`(?i)^(?:your|my|the|enter|insert|put|replace|add|set|some|example|sample|dummy|fake|test|demo|default)[-_ .]?.*(?:password|passwd|pass|pwd|secret|token|key|here|value)s?$|(?i)[-_ .](?:goes[-_ .])?here$`)
+	// Words of a placeholder phrase: your-password-here, my_api_key,
+	// ENTER_YOUR_TOKEN, example-secret-value.
+	phraseLeads = map[string]bool{
+		"your": true, "enter": true, "insert": true, "put": true, "replace": true, "add": true, "set": true,
+		"some": true, "example": true, "sample": true, "dummy": true, "fake": true, "test": true, "demo": true,
+		"default": true, "the": true, "my": true, "a": true, "paste": true, "fill": true, "use": true, "xxx": true,
+	}
+	phraseWords = map[string]bool{
+		"password": true, "passwd": true, "pass": true, "pwd": true, "passphrase": true, "secret": true,
+		"secrets": true, "token": true, "tokens": true, "key": true, "keys": true, "api": true, "apikey": true,
+		"access": true, "private": true, "client": true, "auth": true, "value": true, "here": true, "goes": true,
+		"db": true, "database": true, "app": true, "user": true, "admin": true, "account": true, "service": true,
+		"your": true, "my": true, "the": true, "a": true, "own": true, "real": true, "actual": true, "this": true,
+		"in": true, "to": true, "with": true, "for": true, "of": true, "id": true, "bearer": true, "personal": true,
+		"root": true, "smtp": true, "mail": true, "email": true, "jwt": true, "signing": true, "session": true,
+		"encryption": true, "webhook": true, "github": true, "gitlab": true, "slack": true, "aws": true,
+		"stripe": true, "openai": true, "google": true, "azure": true, "npm": true, "registry": true,
+		"redis": true, "mysql": true, "postgres": true, "mongo": true, "string": true, "here's": true,
+		"is": true, "an": true, "that": true, "very": true, "deep": true, "super": true, "long": true,
+		"secure": true, "strong": true, "some": true, "dummy": true, "fake": true, "test": true, "sample": true,
+		"example": true, "default": true, "demo": true, "dev": true, "local": true, "other": true, "new": true,
+	}
 	// Values that reference something else.
-	reReference = regexp.MustCompile(`(?i)^(?:\$[A-Za-z_]\w*$|\$\(|%\(|%[A-Za-z_][\w]*%$|@[A-Za-z_][\w.]*@$|__[A-Za-z_]\w*__$|<[^<>]*>$|\{[^{}]*\}$|\[[^\[\]]*\]$)|\$\{|\{\{|\{%|<%|#\{|%\{|(?:^|[^\w])(?:os\.getenv|getenv|os\.environ|process\.env|env\(|env\[|environment\.getenvironmentvariable|system\.getenv|secrets\.|vault\(|lookup\(|!vault|enc\[|arn:aws:secretsmanager|arn:aws:ssm)`)
+	reReference = regexp.MustCompile(`(?i)^(?:\$[A-Za-z_]\w*$|\$\(|%\(|%[A-Za-z_][\w]*%$|@[A-Za-z_][\w.]*@$|__[A-Za-z_]\w*__$|<[^<>]*>$|\{[^{}]*\}$|\[[^\[\]]*\]$)|\$\{|\{\{|\{%|<%|#\{|%\{|(?:^|[^\w])(?:os\.getenv|getenv|os\.environ|process\.env|env\(|env\[|environment\.getenvironmentvariable|system\.getenv|secrets\.|vault\(|lookup\(|!vault|enc\[|arn:aws:secretsmanager|arn:aws:ssm|^urn:)`)
 	reMask      = regexp.MustCompile(`(?i)\*{3,}|x{4,}|\.{3,}|•{3,}`)
 	// printf verbs: %s, %v, %d
 	rePrintf = regexp.MustCompile(`^%[-+# 0-9.]*[a-zA-Z]$`)
+	// A version or version range: ^1.0, ~2.3.4, >=1.2 <2, 1.0.0-rc.1, 2.x.
+	reVersion = regexp.MustCompile(`^(?:[\^~]|[<>]=?|==?)\s*v?\d+(?:\.(?:\d+|x|\*)){0,3}(?:[-+][0-9A-Za-z.\-]+)?(?:\s*(?:\|\||,|\s)\s*\S.*)?$|^v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+][0-9A-Za-z.\-]+)?$`)
 )
 
 // isPlaceholder reports whether v is not a credential value: an empty or
 // short value, a reference, a template, a null/boolean literal, a mask or an
-// example phrase, a file path.
+// example phrase, a version, a run of one character or of ascending digits,
+// a file path.
 func isPlaceholder(v string) bool {
-	v = strings.TrimSpace(v)
+	v = strings.Trim(strings.TrimSpace(v), "\"'`,;")
 	if len(v) < 4 {
 		return true
 	}
@@ -508,11 +742,14 @@ func isPlaceholder(v string) bool {
 		strings.Contains(norm, "example") || strings.Contains(norm, "replaceme") || strings.Contains(norm, "redacted") {
 		return true
 	}
+	if strings.HasSuffix(v, ":") {
+		return true // a label: "token: …: …" in a message
+	}
 	if strings.HasSuffix(v, "EXAMPLE") || reReference.MatchString(v) || reMask.MatchString(v) ||
-		rePrintf.MatchString(v) || rePlaceholderPhrase.MatchString(v) {
+		rePrintf.MatchString(v) || isPlaceholderPhrase(v) || reVersion.MatchString(v) {
 		return true
 	}
-	if allSameRune(v) {
+	if allSameRune(norm) || isDigitRun(norm) {
 		return true
 	}
 	switch {
@@ -521,6 +758,65 @@ func isPlaceholder(v string) bool {
 		return true
 	}
 	return false
+}
+
+// isPlaceholderPhrase: a value made only of letters and separators whose
+// words are a placeholder phrase — it starts with one of phraseLeads and
+// every word is a phraseWords word (your-password-here, YOUR_API_KEY,
+// enter your token), or it ends with "here" (PUT-TOKEN-HERE), or it is a
+// lowercase separated phrase of such words only (secret-value,
+// secure_password). A camel-case
+// value starting with "my" (mySecretPwd) is a password someone chose, not a
+// phrase: "my" leads only a separated phrase (my_api_key).
+func isPlaceholderPhrase(v string) bool {
+	sep := false
+	for _, r := range v {
+		switch {
+		case r == '-' || r == '_' || r == ' ' || r == '.':
+			sep = true
+		case !unicode.IsLetter(r) && r != '\'':
+			return false
+		}
+	}
+	words := splitKey(v)
+	if len(words) < 2 {
+		return false
+	}
+	if words[len(words)-1] == "here" {
+		return true
+	}
+	if sep && strings.ToLower(v) == v {
+		// secret-value, secure-password, this_is_the_secret: words only
+		allWords := true
+		for _, w := range words {
+			allWords = allWords && (phraseWords[w] || phraseLeads[w])
+		}
+		if allWords {
+			return true
+		}
+	}
+	if !phraseLeads[words[0]] || words[0] == "my" && !sep {
+		return false
+	}
+	for _, w := range words[1:] {
+		if !phraseWords[w] && !phraseLeads[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// isDigitRun: 1234, 123456, 0123456789 — ascending digits.
+func isDigitRun(v string) bool {
+	if len(v) < 4 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' || i > 0 && v[i] != v[i-1]+1 {
+			return false
+		}
+	}
+	return true
 }
 
 func allSameRune(v string) bool {
@@ -561,7 +857,9 @@ func dedupeSpans(as []assignment) []assignment {
 
 // echoesKey reports a value that only repeats its key's name, as in a lookup
 // table `".htpasswd": "htpasswd"` or a constant `InvalidPageToken =
-// "invalid_page_token"`: names, not credentials.
+// "invalid_page_token"`: names, not credentials; so is the key's name with
+// more letters around it. A value that holds the key and digits or symbols
+// (AdminPassword=AdminPassword123) is a password built on a name.
 func echoesKey(line string, keyStart int, value string) bool {
 	i := keyStart
 	for i < len(line) && strings.ContainsRune("\"'$<@", rune(line[i])) {
@@ -575,7 +873,75 @@ func echoesKey(line string, keyStart int, value string) bool {
 	if len(val) < 4 || key == "" {
 		return false
 	}
-	return strings.Contains(key, val) || strings.Contains(val, key)
+	for k := 0; k < len(value); k++ {
+		if !isWordByte(value[k]) && value[k] != '.' && value[k] != '-' {
+			return false // a symbol: not a name
+		}
+	}
+	if strings.Contains(key, val) {
+		return true
+	}
+	// The key's name and more letters (AwsSecretAccessKey for
+	// SecretAccessKey, auth-secret for secret) is a name too; with digits
+	// or symbols (AdminPassword123) it is a password built on a name.
+	if i := strings.Index(val, key); i >= 0 {
+		rest := val[:i] + val[i+len(key):]
+		return strings.IndexFunc(rest, func(r rune) bool { return r < 'a' || r > 'z' }) < 0
+	}
+	return false
+}
+
+// reObjectName is a Kubernetes object name (a DNS label), with an optional
+// namespace: default/ca-secret.
+var reObjectName = regexp.MustCompile(`^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?/)?[a-z](?:[a-z0-9-]*[a-z0-9])?$`)
+
+// namesSecretObject reports a value that names a secret rather than holds
+// one: under a key whose last word is "secret" (secret:, auth-secret:,
+// certSecret:, secretName:), a lowercase object name with a '-' or '/' or
+// a word of its kind in it (ca-secret, default/basic-auth, tlssecret).
+func namesSecretObject(line string, keyStart int, value string) bool {
+	i := keyStart
+	for i < len(line) && strings.ContainsRune("\"'$<@", rune(line[i])) {
+		i++
+	}
+	j := i
+	for j < len(line) && (isWordByte(line[j]) || line[j] == '.' || line[j] == '-') {
+		j++
+	}
+	words := splitKey(line[i:j])
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if last == "name" || last == "ref" {
+		if len(words) < 2 || words[len(words)-2] != "secret" {
+			return false
+		}
+	} else if last != "secret" && last != "secrets" {
+		return false
+	}
+	v := strings.TrimSpace(value)
+	if !reObjectName.MatchString(v) || strings.Count(v, "") > 64 {
+		return false
+	}
+	digits := 0
+	for k := 0; k < len(v); k++ {
+		if v[k] >= '0' && v[k] <= '9' {
+			digits++
+		}
+	}
+	if digits > 3 {
+		return false
+	}
+	if strings.ContainsAny(v, "-/") {
+		return true
+	}
+	for _, w := range []string{"secret", "tls", "cert", "auth", "cred", "key", "token", "basic", "ca"} {
+		if strings.Contains(v, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isWordByte(b byte) bool {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -126,7 +127,8 @@ func (a *auditor) secrets(ctx context.Context) {
 }
 
 // PackSecrets scans every string of a pack afresh: each content item and
-// diff under its path, everything else (manifest, summaries, paths,
+// diff under its path (a diff read as its file's lines), every file name the
+// way the builder reads names, everything else (manifest, summaries, paths,
 // metadata) as one document. found has one secret_unredacted check per
 // finding (never the value); failed has one internal check per document the
 // scanner could not scan, which a caller must treat as a failure.
@@ -148,8 +150,14 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 		rest.Changes[i].Diff = ""
 	}
 	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
+	nameFound, nameFailed := packNames(ctx, scanner, p)
+	found, failed = append(found, nameFound...), append(failed, nameFailed...)
 	for _, d := range docs {
-		findings, err := scanner.Scan(ctx, d.path, []byte(d.text))
+		scan := scanner.Scan
+		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
+			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
+		}
+		findings, err := scan(ctx, d.path, []byte(d.text))
 		if err != nil {
 			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),
@@ -160,6 +168,45 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
 				Message: fmt.Sprintf("unredacted secret in %s %s:%d (rule %s)", d.where, d.path, f.StartLine, f.RuleID),
 				Details: map[string]any{"path": d.path, "where": d.where, "line": f.StartLine, "rule_id": f.RuleID}})
+		}
+	}
+	return found, failed
+}
+
+// packNames scans every file name of the pack the way the builder does (a
+// token before ".txt" or "/" is found): a name holding a secret leaves in
+// the index, the changes, the ledger and every report. A check never
+// repeats the name.
+func packNames(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
+	set := map[string]bool{}
+	for _, e := range p.FileIndex {
+		set[e.Path] = true
+	}
+	for _, c := range p.Changes {
+		set[c.Path] = true
+		if c.OldPath != "" {
+			set[c.OldPath] = true
+		}
+	}
+	for _, it := range items(p) {
+		set[it.Path] = true
+	}
+	paths := make([]string, 0, len(set))
+	for n := range set {
+		if n != "" {
+			paths = append(paths, n)
+		}
+	}
+	sort.Strings(paths)
+	rules, err := pack.ScanNames(ctx, scanner, paths)
+	if err != nil {
+		return nil, []Check{{Kind: KindInternal, Code: CodeInternal, Message: "the secret scanner could not scan the file names: " + err.Error()}}
+	}
+	for _, n := range paths {
+		if r := rules[n]; len(r) > 0 {
+			found = append(found, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+				Message: fmt.Sprintf("a file name in the pack holds a secret (rule %s)", strings.Join(r, ", ")),
+				Details: map[string]any{"where": "name", "rule_id": r[0]}})
 		}
 	}
 	return found, failed
@@ -229,9 +276,14 @@ func (a *auditor) sizes() {
 		over(CodeOverLimit, fmt.Sprintf("content and diffs are %d bytes, over max_content_bytes %d", content, l.MaxContentBytes),
 			map[string]any{"bytes": content, "limit": l.MaxContentBytes})
 	}
-	if len(its) > l.MaxFiles {
-		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(its), l.MaxFiles),
-			map[string]any{"files": len(its), "limit": l.MaxFiles})
+	// A change pack may send several regions of one file: files count once.
+	withContent := map[string]bool{}
+	for _, it := range its {
+		withContent[it.Path] = true
+	}
+	if len(withContent) > l.MaxFiles {
+		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(withContent), l.MaxFiles),
+			map[string]any{"files": len(withContent), "limit": l.MaxFiles})
 	}
 	chars := utf8.RuneCount(a.data)
 	if limit := a.in.Policy.TierLimit(); limit > 0 && chars > limit {
@@ -239,19 +291,33 @@ func (a *auditor) sizes() {
 			map[string]any{"chars": chars, "limit": limit, "tier": a.in.Policy.Pack.Tier})
 	}
 	var tokens int
+	countTokens := func() bool {
+		if tokens == 0 {
+			n, err := pack.CountTokens(string(a.data))
+			if err != nil {
+				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
+				return false
+			}
+			tokens = n
+		}
+		return true
+	}
+	// limits.max_tokens caps a change pack (a budget sized to the change
+	// is the builder's choice, not a limit).
+	if limit := a.in.Policy.Limits.MaxTokens; limit > 0 && a.p.Type == policy.TypeFull && len(a.p.Changes) > 0 {
+		if countTokens() && tokens > limit {
+			over(CodeOverLimit, fmt.Sprintf("the change pack is about %d tokens, over its token budget of %d", tokens, limit),
+				map[string]any{"tokens": tokens, "limit": limit})
+		}
+	}
 	for _, d := range a.in.Policy.Egress.Destinations {
 		if d.MaxChars > 0 && chars > d.MaxChars {
 			over(CodeOverDestination, fmt.Sprintf("the pack is %d characters, over destination %s's max_chars %d", chars, d.Name, d.MaxChars),
 				map[string]any{"destination": d.Name, "chars": chars, "limit": d.MaxChars})
 		}
 		if d.MaxTokens > 0 {
-			if tokens == 0 {
-				n, err := pack.CountTokens(string(a.data))
-				if err != nil {
-					a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
-					continue
-				}
-				tokens = n
+			if !countTokens() {
+				continue
 			}
 			if tokens > d.MaxTokens {
 				over(CodeOverDestination, fmt.Sprintf("the pack is about %d tokens, over destination %s's max_tokens %d", tokens, d.Name, d.MaxTokens),
@@ -290,6 +356,25 @@ func (a *auditor) repository(ctx context.Context) {
 	for i := range snap.Files {
 		files[snap.Files[i].Path] = &snap.Files[i]
 	}
+	// A change pack may carry files of the head tree beyond the listed
+	// scope (what the change calls, what calls it): each must be there.
+	var extra []string
+	if snap.Tree != nil {
+		for _, e := range a.p.FileIndex {
+			if _, ok := files[e.Path]; ok || strings.HasSuffix(e.Path, "/") {
+				continue
+			}
+			f, ok, err := snap.Tree.File(ctx, e.Path)
+			if err != nil {
+				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: fmt.Sprintf("read %s from the head tree: %v", e.Path, err)})
+				continue
+			}
+			if ok {
+				files[e.Path] = &f
+				extra = append(extra, e.Path)
+			}
+		}
+	}
 	for _, it := range items(a.p) {
 		f, ok := files[it.Path]
 		if !ok {
@@ -315,10 +400,11 @@ func (a *auditor) repository(ctx context.Context) {
 	}
 	// Every file is accounted for: an entry of its own, or counted by a
 	// condensed directory entry of a Summary pack.
-	paths := make([]string, len(snap.Files))
+	paths := make([]string, len(snap.Files), len(snap.Files)+len(extra))
 	for i, f := range snap.Files {
 		paths[i] = f.Path
 	}
+	paths = append(paths, extra...)
 	for _, problem := range pack.CheckIndex(a.p.FileIndex, paths) {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeChangeUnaccounted,
 			Message: "file index: " + problem})

@@ -423,7 +423,7 @@ func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string) (
 func (s *Scanner) cacheKey(path, commit, text string) string {
 	content := sha256.Sum256([]byte(text))
 	h := sha256.New()
-	fmt.Fprintf(h, "ctxpack-scan-v1\x00%s\x00%s\x00%s\x00%s\x00%x",
+	fmt.Fprintf(h, "ctxpack-scan-v2\x00%s\x00%s\x00%s\x00%s\x00%x",
 		s.rulesDigest, s.version, path, commit, content)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -451,7 +451,9 @@ func validRaw(fs []rawFinding, text string) bool {
 
 var errScanPanic = errors.New("secret scan failed")
 
-// detectFragment runs gitleaks and the assignment rules over one fragment.
+// detectFragment runs gitleaks and the assignment rules over one fragment,
+// and over the decoded values of its escaped strings; then settles each
+// span on its secret (settleSpan) and drops digests (isChecksum).
 func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string) (raw []rawFinding, err error) {
 	s.scans.Add(1)
 	defer func() {
@@ -459,6 +461,59 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 			raw, err = nil, fmt.Errorf("%w: %s: %v", errScanPanic, path, r)
 		}
 	}()
+	li := newLineIndex(text)
+	raw, err = s.detectText(ctx, path, commit, text, li)
+	if err != nil {
+		return nil, err
+	}
+	if hasEscape(text) {
+		dec, err := s.detectEscaped(ctx, path, commit, text, li)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range dec {
+			if !overlapsAny(raw, d.Start, d.End) {
+				raw = append(raw, d)
+			}
+		}
+	}
+	type key struct {
+		rule       string
+		start, end int
+	}
+	seen := map[key]bool{}
+	out := raw[:0]
+	for _, f := range raw {
+		if f.Line > 0 {
+			f.Start, f.End = settleSpan(text, f.Start, f.End)
+			if isChecksum(text, f.Start, f.End) || withinMarker(text, f.Start, f.End) {
+				continue
+			}
+			f.Line, f.EndLine = li.lineOf(f.Start), li.lineOf(f.End-1)
+		}
+		k := key{f.RuleID, f.Start, f.End}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	raw = out
+	slices.SortFunc(raw, func(a, b rawFinding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return strings.Compare(a.RuleID, b.RuleID)
+	})
+	return raw, nil
+}
+
+// detectText is gitleaks' findings and the assignment findings of text,
+// with spans as the rules give them.
+func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li *lineIndex) ([]rawFinding, error) {
 	//lint:ignore SA1019 v8's DetectContext takes detect.Fragment; sources.Fragment replaces it only in v9
 	frag := detect.Fragment{
 		Raw:       text,
@@ -475,7 +530,7 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	li := newLineIndex(text)
+	var raw []rawFinding
 	type key struct {
 		rule       string
 		start, end int
@@ -514,16 +569,37 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 			raw = append(raw, rawFinding{RuleID: a.rule, Line: a.line, EndLine: a.line, Start: a.start, End: a.end})
 		}
 	}
-	slices.SortFunc(raw, func(a, b rawFinding) int {
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		if a.Start != b.Start {
-			return a.Start - b.Start
-		}
-		return strings.Compare(a.RuleID, b.RuleID)
-	})
 	return raw, nil
+}
+
+// detectEscaped scans the decoded values of text's escaped strings and maps
+// the findings back onto text: a finding covering several strings becomes
+// one per string. Findings on a raw line carrying gitleaks:allow are
+// dropped, as gitleaks drops them in the raw text.
+func (s *Scanner) detectEscaped(ctx context.Context, path, commit, text string, li *lineIndex) ([]rawFinding, error) {
+	ss := escapedStrings(text)
+	if len(ss) == 0 {
+		return nil, nil
+	}
+	doc, starts := decodedDoc(ss)
+	found, err := s.detectText(ctx, path, commit, doc, newLineIndex(doc))
+	if err != nil {
+		return nil, err
+	}
+	var out []rawFinding
+	for _, f := range found {
+		if f.Line <= 0 {
+			continue // a path-only rule: the raw text reported it already
+		}
+		for _, sp := range rawSpans(ss, starts, f.Start, f.End) {
+			line := li.lineOf(sp[0])
+			if strings.Contains(text[li.start(line):li.end(line)], "gitleaks:allow") {
+				continue
+			}
+			out = append(out, rawFinding{RuleID: f.RuleID, Line: line, EndLine: li.lineOf(sp[1] - 1), Start: sp[0], End: sp[1]})
+		}
+	}
+	return out, nil
 }
 
 func overlapsAny(fs []rawFinding, start, end int) bool {

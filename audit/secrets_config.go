@@ -59,7 +59,23 @@ func loadGitleaksConfig(path, baseDir string) (config.Config, error) {
 	})
 }
 
-// loadGitleaksData builds a gitleaks config the way the gitleaks CLI does:
+// loadGitleaksData is translateGitleaksData, then every path condition that
+// comes from gitleaks' default config is taken out of the allowlists
+// (dropDefaultPaths): ctxpack scans what leaves, and a lockfile, go.mod or
+// a vendored jquery.js leaves like any file.
+func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (config.Config, error) {
+	defaults, err := defaultAllowPaths()
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg, err := translateGitleaksData(name, data, readRelative)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return dropDefaultPaths(cfg, defaults)
+}
+
+// translateGitleaksData builds a gitleaks config the way the gitleaks CLI does:
 // the default rules when data is nil, else the toml read with a fresh
 // viper, unmarshalled into config.ViperConfig and translated (which honours
 // [extend] useDefault / path). name names the file in messages. An [extend]
@@ -67,7 +83,7 @@ func loadGitleaksConfig(path, baseDir string) (config.Config, error) {
 // wherever the config itself was read (the work tree, or the base commit),
 // and gitleaks reads that copy. Translate panics on a bad regex; the panic
 // is returned as an error naming the file.
-func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (cfg config.Config, err error) {
+func translateGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (cfg config.Config, err error) {
 	text := config.DefaultConfig
 	if data == nil {
 		name = "gitleaks default config"
@@ -109,8 +125,7 @@ func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byt
 	}
 	// Translate records viper's global ConfigFileUsed, which is not ours. An
 	// empty Path means no file is skipped for being "the config file": the
-	// pack is what leaves, so the config file is scanned like any other
-	// (the default global allowlist still skips paths matching gitleaks\.toml).
+	// pack is what leaves, so the config file is scanned like any other.
 	cfg.Path = ""
 	// Detect appends decode tags to rule.Tags; clip every Tags slice so that
 	// append always copies and concurrent Detect calls never share a backing
@@ -205,7 +220,9 @@ func rulesDigest(cfg config.Config, decodeDepth int) string {
 
 func allowlistDigestLines(line func(...string), kind string, a *config.Allowlist) {
 	line(kind, a.MatchCondition.String(), a.RegexTarget)
-	for _, c := range a.Commits {
+	commits := slices.Clone(a.Commits) // Validate keeps them in map order
+	slices.Sort(commits)
+	for _, c := range commits {
 		line("commit", c)
 	}
 	for _, p := range a.Paths {

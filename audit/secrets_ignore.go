@@ -166,3 +166,10 @@ func allTrue(bs []bool) bool {
 	}
 	return true
 }
+
+// IgnoresFingerprint reports whether .gitleaksignore lists fp; for findings
+// the caller fingerprints itself (a secret in a file name).
+func (s *Scanner) IgnoresFingerprint(fp string) bool {
+	_, ok := s.ignore[fp]
+	return ok
+}

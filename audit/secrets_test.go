@@ -497,7 +497,9 @@ secretGroup = 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"newline-led": "LEAK_ABCDEFGHIJKLMNOP", "second-group": "abc123def456"}
+	// The span is the whole token the match is part of: no trailing
+	// characters of a key are left behind (settleSpan).
+	want := map[string]string{"newline-led": "LEAK_ABCDEFGHIJKLMNOP1234", "second-group": "abc123def456"}
 	if len(fs) != 2 {
 		t.Fatalf("got:%s", describe(content, fs))
 	}
@@ -632,17 +634,46 @@ func TestScanCancelled(t *testing.T) {
 	}
 }
 
-func TestScanGlobalAllowlistPath(t *testing.T) {
+// TestScanDefaultAllowlistPathsDropped: gitleaks' default config allowlists
+// lockfiles, go.mod, wrapper scripts, vendored scripts and node_modules by
+// path; what leaves is scanned whatever its name, by gitleaks' rules and
+// ctxpack's alike (class 1 of issue 13). A repository's own path allowlist
+// still applies.
+func TestScanDefaultAllowlistPathsDropped(t *testing.T) {
 	s := newDefaultScanner(t)
 	f := secrettest.Make(23)
 	content := "password = \"" + f.DBPassword + "\"\ntoken = \"" + f.GitHub + "\"\n"
-	// gitleaks' default global allowlist skips lock files and go.sum; the
-	// assignment rules follow the same allowlist.
-	for _, p := range []string{"package-lock.json", "node_modules/x/index.js"} {
+	for _, p := range []string{"package-lock.json", "web/yarn.lock", "poetry.lock", "Pipfile.lock", "go.mod", "go.sum",
+		"gradlew", "mvnw.cmd", "static/jquery-3.7.1.min.js", "assets/bootstrap.bundle.js", "node_modules/x/index.js",
+		"gitleaks.toml", "docs/logo.svg", "vendor/modules.txt"} {
 		fs, err := s.Scan(context.Background(), p, []byte(content))
-		if err != nil || len(fs) != 0 {
-			t.Errorf("%s: %v %s", p, err, describe(content, fs))
+		if err != nil {
+			t.Fatal(err)
 		}
+		rules := map[string]bool{}
+		for _, x := range fs {
+			rules[x.RuleID] = true
+		}
+		if !rules["github-pat"] || !rules[RulePasswordAssignment] && !rules["generic-api-key"] {
+			t.Errorf("%s: want the token and the password:%s", p, describe(content, fs))
+		}
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".gitleaks.toml"), "[extend]\nuseDefault = true\n[allowlist]\npaths = ['''^fixtures/''']\n")
+	own, err := NewScanner(ScannerOptions{RepoRoot: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs, err := own.Scan(context.Background(), "fixtures/keys.txt", []byte(content)); err != nil || len(fs) != 0 {
+		t.Errorf("the repository's own path allowlist: %v%s", err, describe(content, fs))
+	}
+	if fs, _ := own.Scan(context.Background(), "package-lock.json", []byte(content)); len(fs) == 0 {
+		t.Error("a config extending the default rules brings back the default path allowlist")
+	}
+	// The rest of the default global allowlist (values) still applies.
+	ref := "token = \"${{ secrets.DEPLOY_TOKEN }}\"\n"
+	if fs, _ := s.Scan(context.Background(), ".github/workflows/ci.yml", []byte(ref)); len(fs) != 0 {
+		t.Errorf("workflow expression:%s", describe(ref, fs))
 	}
 }
 

@@ -52,6 +52,10 @@ type Facts struct {
 	Frameworks []string
 	// Funcs are the function bodies found, with their size and complexity.
 	Funcs []Func
+	// Symbols are the definitions with their line ranges (functions,
+	// methods, types, classes, constants), sorted by line: what a change
+	// region is cut along.
+	Symbols []Symbol
 	// Signals are notable lines: security and performance indicators.
 	Signals []Signal
 	// Lines is the number of lines of the file.
@@ -154,6 +158,7 @@ func Extract(p, text string) *Facts {
 	case LangJava:
 		extractJava(p, text, f)
 	}
+	f.Symbols = symbolsOf(f)
 	f.Imports = Dedupe(f.Imports)
 	f.Frameworks = SortedSet(f.Frameworks)
 	sortSignals(f)

@@ -100,6 +100,15 @@ func extractGo(p, text string, f *Facts) {
 				}
 				name = recv + "." + name
 			}
+			start := d.Pos()
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+			kind := KindFunction
+			if recv != "" {
+				kind = KindMethod
+			}
+			f.Symbols = append(f.Symbols, Symbol{Name: name, Kind: kind, Line: line(start), EndLine: line(d.End())})
 			if d.Body != nil {
 				fn := Func{Name: name, Line: line(d.Pos()), EndLine: line(d.End()), Complexity: goComplexity(d.Body)}
 				fn.MaxNesting = goLoops(d.Body, 0, f, line)
@@ -122,6 +131,7 @@ func extractGo(p, text string, f *Facts) {
 				continue
 			}
 			for _, s := range d.Specs {
+				goSpecSymbols(d, s, kind, f, line)
 				switch s := s.(type) {
 				case *ast.TypeSpec:
 					if ast.IsExported(s.Name.Name) {
@@ -718,4 +728,27 @@ func goCobra(file *ast.File, f *Facts) {
 		f.Commands = append(f.Commands, cmd)
 		return true
 	})
+}
+
+// goSpecSymbols records the symbols one spec of a type, const or var
+// declaration defines: a lone spec spans its whole declaration (with its
+// doc comment), a spec of a grouped declaration its own lines.
+func goSpecSymbols(d *ast.GenDecl, s ast.Spec, kind string, f *Facts, line func(token.Pos) int) {
+	start, end := s.Pos(), s.End()
+	if !d.Lparen.IsValid() {
+		start, end = d.Pos(), d.End()
+		if d.Doc != nil {
+			start = d.Doc.Pos()
+		}
+	}
+	switch s := s.(type) {
+	case *ast.TypeSpec:
+		f.Symbols = append(f.Symbols, Symbol{Name: s.Name.Name, Kind: KindType, Line: line(start), EndLine: line(end)})
+	case *ast.ValueSpec:
+		for _, n := range s.Names {
+			if n.Name != "_" {
+				f.Symbols = append(f.Symbols, Symbol{Name: n.Name, Kind: kind, Line: line(start), EndLine: line(end)})
+			}
+		}
+	}
 }

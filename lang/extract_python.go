@@ -348,6 +348,8 @@ func extractPython(p, text string, f *Facts) {
 				topLevel = append(topLevel, "class "+name)
 			}
 			decorators = decorators[:0]
+			cls := pyFunc(s, i, name)
+			f.Symbols = append(f.Symbols, Symbol{Name: name, Kind: KindClass, Line: cls.Line, EndLine: cls.EndLine})
 			scopes = append(scopes, scope{name, x.indent, true})
 		case x.bol && x.indent == 0 && x.text == "if" && s.ident(i+1, "__name__") && s.punct(i+2, "=="):
 			if m, ok := s.str(i + 3); ok && m == "__main__" {

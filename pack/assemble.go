@@ -19,7 +19,11 @@ import (
 // withholds the diff of any file whose content may not leave. Diffs are
 // charged to the content budget first, in path order; one that does not fit
 // what is left is withheld (size_limit) without being scanned.
-func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
+//
+// A change pack (bounded false) takes every diff whole: its budget decides
+// hunk by hunk later. A diff over max_content_bytes is withheld unscanned,
+// its hunks listed by header only.
+func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, error) {
 	byPath := map[string]*entry{}
 	for _, e := range b.entries {
 		byPath[e.file.Path] = e
@@ -35,7 +39,9 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			if p == "" || withheld != "" {
 				continue
 			}
-			if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
+			if b.nameWithheld(p) {
+				withheld = ReasonCredentials
+			} else if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
 				withheld = e.row.Reason
 			} else if !ok {
 				if r, _ := b.exclude.Reason(p); r != "" {
@@ -55,21 +61,31 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			out = append(out, c)
 			continue
 		}
-		text, _, truncated := truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
-		if int64(len(text)) > remaining {
+		text, kept, truncated := c.Diff, []span{{0, len(c.Diff)}}, false
+		if bounded {
+			text, kept, truncated = truncate(c.Diff, l.MaxFileBytes, l.PreserveHeadLines, l.PreserveTailLines)
+		} else if int64(len(text)) > l.MaxContentBytes {
+			_, hunks := splitDiff(text)
+			for _, h := range hunks {
+				c.OmittedHunks = append(c.OmittedHunks, HunkSummary{Header: strings.TrimSpace(h.header), Added: h.added, Deleted: h.deleted})
+			}
 			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
 			out = append(out, c)
 			continue
 		}
-		findings, err := b.opts.Scanner.Scan(ctx, c.Path, []byte(text))
+		if bounded && int64(len(text)) > remaining {
+			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
+			out = append(out, c)
+			continue
+		}
+		// The whole diff is scanned (its lines map to the file's), and what
+		// is found is redacted where it is sent; a finding in a part cut
+		// away was never sent.
+		findings, spans, err := b.scanSentDiff(ctx, c.Path, c.Diff, kept)
 		if err != nil {
 			return nil, 0, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
 		}
-		var spans []redactSpan
-		for _, f := range findings {
-			spans = append(spans, redactSpan{f.Start, f.End, f.RuleID})
-		}
-		sent, reds, err := b.redactAll(ctx, c.Path, text, spans)
+		sent, reds, err := b.redactAllWith(ctx, b.diffScan(), c.Path, text, spans)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -83,7 +99,7 @@ func (b *builder) changes(ctx context.Context) ([]Change, int64, error) {
 			out = append(out, c)
 			continue
 		}
-		if int64(len(sent)) > remaining { // the placeholders made it longer
+		if bounded && int64(len(sent)) > remaining { // the placeholders made it longer
 			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
 			out = append(out, c)
 			continue
@@ -258,7 +274,7 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 	byReason := map[Reason]int{}
 	included := 0
 	var encodings []EncodingNote
-	for _, e := range b.entries {
+	for _, e := range b.listedEntries() {
 		ie := e.index
 		ie.Included = e.row.Included
 		if !e.row.Included {
@@ -285,25 +301,28 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 		p.FileIndex = append(p.FileIndex, ie)
 	}
 	var totalSize int64
-	for _, f := range b.snap.Files {
-		totalSize += f.Size
+	listed := b.listedEntries()
+	files := make([]File, len(listed))
+	for i, e := range listed {
+		files[i] = *e.file
+		totalSize += e.file.Size
 	}
-	tree, dirs := directoryTree(b.snap.Source.Repository, b.snap.Files)
+	tree, dirs := directoryTree(b.snap.Source.Repository, files)
 	p.Metadata = Metadata{
 		PackType:           p.Type,
 		SelectionReason:    b.selection.Reason,
 		CreatedAt:          b.snap.Time.UTC().Format("2006-01-02T15:04:05Z"),
 		SourceRoot:         b.snap.Source.Repository,
-		TotalFilesScanned:  len(b.entries),
+		TotalFilesScanned:  len(listed),
 		FilesIncluded:      included,
-		FilesExcluded:      len(b.entries) - included,
+		FilesExcluded:      len(listed) - included,
 		TotalContentBytes:  contentBytes,
 		TruncationApplied:  truncatedFiles > 0 || dropped > 0,
 		TruncatedFiles:     truncatedFiles,
 		ExclusionStats:     stats,
 		ExclusionsByReason: byReason,
 		Encodings:          append([]EncodingNote{}, encodings...),
-		Totals:             Totals{Files: len(b.snap.Files), Directories: dirs, SizeBytes: totalSize},
+		Totals:             Totals{Files: len(files), Directories: dirs, SizeBytes: totalSize},
 		DirectoryTree:      tree,
 		ToolVersion:        b.opts.ToolVersion,
 	}

@@ -52,6 +52,9 @@ type Result struct {
 	Secrets []SecretEvent
 	// Notes are manifest parse problems and other non-fatal observations.
 	Notes []string
+	// Added are the files of the head tree the builder read beyond the
+	// snapshot's (the relations of a change), which the pack lists too.
+	Added []File
 }
 
 // LedgerRow accounts for one file of the snapshot.
@@ -104,11 +107,24 @@ type entry struct {
 	// parallel) and merged in path order.
 	events []SecretEvent
 	notes  []string
+	// findings are the secrets of the whole original text (byte spans), for
+	// redacting regions cut from it.
+	findings []Finding
+	// lineStarts indexes the original text by line (regionText).
+	lineStarts []int
+	// sentParts are the texts of a change pack's items of this file.
+	sentParts []string
+	// budgetCut marks a size_limit reason set by the change budget.
+	budgetCut bool
+	// fromTree marks a file read from the head tree beyond the snapshot.
+	fromTree bool
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
 // type is selected by Select (seed 000's PackSelector), and the reason is
-// recorded in metadata.selection_reason.
+// recorded in metadata.selection_reason. First it replaces, in snap itself,
+// every file name that holds a secret (RedactNames), so the stages after it
+// (history scan, audit, record) see only redacted names too.
 func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 	if opts.Policy == nil {
 		opts.Policy = policy.Default()
@@ -117,6 +133,7 @@ func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 		return nil, errors.New("build pack: no secret scanner: a pack is never built unscanned")
 	}
 	b := &builder{snap: snap, opts: opts, pol: opts.Policy}
+	b.changePack = len(snap.Changes) > 0 && b.pol.Pack.Type != policy.TypeSummary
 	return b.build(ctx)
 }
 
@@ -136,9 +153,25 @@ type builder struct {
 	// facts, resolver: the language facts and import resolver (imports.go).
 	facts    map[string]*lang.Facts
 	resolver *lang.Resolver
+	// ignore are the .ctxpackignore texts read (nil: looked up, absent).
+	ignore map[string][]byte
+	// added are the files taken from the head tree beyond the snapshot's.
+	added []File
+	// changed are the paths a change pack changes (not deleted).
+	changed map[string]bool
+	// intent is the pack's intent, bounded and scanned (nil: none).
+	intent *Intent
+	// changePack: the snapshot has changes and no Summary is asked for, so
+	// the pack is a change pack (change.go).
+	changePack bool
+	// redactedNames are the names RedactNames replaced (names.go).
+	redactedNames map[string]bool
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
+	if err := b.redactNames(ctx); err != nil {
+		return nil, err
+	}
 	if err := b.readIgnoreFiles(ctx); err != nil {
 		return nil, err
 	}
@@ -158,7 +191,9 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	for _, e := range b.entries {
-		b.secrets = append(b.secrets, e.events...)
+		if !b.changePack { // a change pack reports what it uses (contentEvents)
+			b.secrets = append(b.secrets, e.events...)
+		}
 		b.notes = append(b.notes, e.notes...)
 	}
 	b.byPath = make(map[string]*entry, len(b.entries))
@@ -168,12 +203,10 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if b.opts.Related == nil {
 		b.opts.Related = b.relatedByImports
 	}
-	changes, diffBytes, err := b.changes(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b.diffBytes = diffBytes
-
+	// A change is packed for review: its diff, the code around it and its
+	// intent, within a token budget (change.go). A pack without changes (a
+	// clean work tree, a plain directory) packs the tree as it is.
+	changePack := b.changePack
 	readable := make(map[string]bool, len(b.entries))
 	for _, e := range b.entries {
 		// Manifests are read only when their content could leave anyway.
@@ -184,20 +217,63 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err
 	}
+	allPaths, err := b.treePaths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b.intent, err = b.buildIntent(ctx, allPaths); err != nil {
+		return nil, err
+	}
+	listed, secretsBefore := append([]*entry(nil), b.entries...), len(b.secrets)
+	changes, diffBytes, err := b.changes(ctx, !changePack)
+	if err != nil {
+		return nil, err
+	}
+	b.diffBytes = diffBytes
+	if changePack {
+		p, err := b.buildChange(ctx, changes, manifest)
+		var over *listingTooLarge
+		if errors.As(err, &over) {
+			// Start the Summary pack afresh from the listed files: what the
+			// change pack read and scanned beyond them is not sent.
+			b.selection = Selection{Type: policy.TypeSummary, Reason: over.reason}
+			b.entries, b.secrets, b.added = listed, b.secrets[:secretsBefore], nil
+			b.byPath = map[string]*entry{}
+			for _, e := range b.entries {
+				b.byPath[e.file.Path] = e
+			}
+			b.resetForSummary()
+			for _, e := range b.entries { // a Summary pack reports every file's
+				b.secrets = append(b.secrets, e.events...)
+			}
+			changes, _, err := b.changes(ctx, true)
+			if err != nil {
+				return nil, err
+			}
+			if p, err = b.buildSummary(ctx, changes, manifest); err != nil {
+				return nil, err
+			}
+			return b.result(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return b.result(p)
+	}
 
 	var full *Pack
 	var ordered []*entry
 	buildFull := func() *Pack {
 		if full == nil {
-			fullChanges := b.dedupeAddedDiffs(changes)
 			ordered = b.prioritize()
 			b.allocate(ordered, b.pol.Limits.MaxContentBytes-b.diffBytes)
 			full = &Pack{
 				SchemaVersion: SchemaVersion,
 				Type:          policy.TypeFull,
 				Source:        b.snap.Source,
+				Intent:        b.intent,
 				Manifest:      manifest,
-				Changes:       fullChanges,
+				Changes:       changes,
 				KeyFiles:      []KeyFile{},
 				Contents:      []Item{},
 			}
@@ -230,23 +306,47 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		if err := b.fitTier(p, ordered); err != nil {
 			return nil, err
 		}
-		b.settleAddedDiffs(p)
 	}
+	return b.result(p)
+}
+
+// result finalizes the pack and collects the ledger.
+func (b *builder) result(p *Pack) (*Result, error) {
 	data, err := Finalize(p)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes}
-	for _, e := range b.entries {
+	for _, e := range b.listedEntries() {
 		res.Ledger = append(res.Ledger, e.row)
+		if e.fromTree {
+			res.Added = append(res.Added, *e.file)
+		}
 	}
 	return res, nil
+}
+
+// listedEntries are the files the pack describes: the snapshot's, and those
+// of the head tree a change pack sends (a file read only to look for a
+// relation, and not sent, was never part of what the pack describes).
+func (b *builder) listedEntries() []*entry {
+	out := make([]*entry, 0, len(b.entries))
+	for _, e := range b.entries {
+		if !e.fromTree || e.row.Included {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func (b *builder) readIgnoreFiles(ctx context.Context) error {
 	sources, err := IgnoreSources(ctx, b.snap.Files)
 	if err != nil {
 		return err
+	}
+	b.ignore = map[string][]byte{}
+	for p, data := range sources {
+		b.ignore[p] = data
 	}
 	b.exclude = NewExcluder(b.pol, b.opts.Sensitive, sources)
 	return nil
@@ -265,6 +365,8 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 		exclude(ReasonSymlink, "symlinks are never followed")
 	case f.Mode == ModeSubmodule:
 		exclude(ReasonSubmodule, "submodule content is not part of this repository")
+	case b.nameWithheld(f.Path):
+		exclude(ReasonCredentials, "secret in the file name")
 	default:
 		if r, d := b.exclude.Reason(f.Path); r != "" {
 			exclude(r, d)
@@ -334,9 +436,16 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}
 	var spans, whole []redactSpan
+	var sentFindings []Finding // a finding in lines truncation cut away was never sent
 	for _, f := range findings {
-		for _, s := range mapSpan(kept, f.Start, f.End) {
+		ms := mapSpan(kept, f.Start, f.End)
+		for _, s := range ms {
 			spans = append(spans, redactSpan{s.start, s.end, f.RuleID})
+		}
+		// A change pack may send any lines of a file as regions: every
+		// finding counts.
+		if len(ms) > 0 || b.changePack {
+			sentFindings = append(sentFindings, f)
 		}
 		whole = append(whole, redactSpan{f.Start, f.End, f.RuleID})
 	}
@@ -348,7 +457,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	if err != nil {
 		return err
 	}
-	all := append(findings, reds.extra...)
+	all := append(sentFindings, reds.extra...)
 	if len(all) > 0 {
 		action := b.secretAction()
 		for _, f := range all {
@@ -363,6 +472,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		}
 	}
 	e.sent, e.truncated, e.redactions = sent, truncated, reds.list
+	e.findings = findings
 	e.row.Truncated = truncated
 	e.row.Redactions = len(reds.list)
 	e.row.RuleIDs = ruleIDs(all)
@@ -396,6 +506,11 @@ type redactions struct {
 // it is clean. A text that stays dirty after three passes is an error: better
 // no pack than a leaking one.
 func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactSpan) (string, redactions, error) {
+	return b.redactAllWith(ctx, b.opts.Scanner.Scan, p, text, spans)
+}
+
+// redactAllWith is redactAll rescanning with scan (a diff's scan for a diff).
+func (b *builder) redactAllWith(ctx context.Context, scan func(context.Context, string, []byte) ([]Finding, error), p, text string, spans []redactSpan) (string, redactions, error) {
 	var out redactions
 	for pass := 0; pass < 3; pass++ {
 		if len(spans) > 0 {
@@ -406,7 +521,7 @@ func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactS
 		if pass == 0 && len(spans) == 0 {
 			return text, out, nil // the original scan found nothing; the truncated text is a subset
 		}
-		again, err := b.opts.Scanner.Scan(ctx, p, []byte(text))
+		again, err := scan(ctx, p, []byte(text))
 		if err != nil {
 			return "", out, fmt.Errorf("secret scan of %s: %w", p, err)
 		}
@@ -518,41 +633,13 @@ func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
 	return nil
 }
 
-// dedupeAddedDiffs drops, in a Full pack, the diff of an added text file
-// whose content is a candidate item: the diff would only repeat the content
-// with "+" in front of every line. Its bytes go back to the content budget.
-func (b *builder) dedupeAddedDiffs(changes []Change) []Change {
-	candidate := map[string]bool{}
+// resetForSummary undoes what a change pack's budget decided about files, so
+// a Summary pack starts from the exclusion rules alone.
+func (b *builder) resetForSummary() {
 	for _, e := range b.entries {
-		if e.row.Reason == "" {
-			candidate[e.file.Path] = true
+		if e.row.Reason == ReasonDiffOnly || e.row.Reason == ReasonBoilerplate || e.budgetCut {
+			e.row.Reason, e.row.Detail, e.budgetCut = "", "", false
 		}
-	}
-	out := make([]Change, len(changes))
-	copy(out, changes)
-	for i := range out {
-		c := &out[i]
-		if c.Status != "added" || !candidate[c.Path] || (c.Diff == "" && c.DiffWithheld != ReasonSizeLimit) {
-			continue
-		}
-		b.diffBytes -= int64(len(c.Diff))
-		c.Diff, c.DiffTruncated, c.Redactions, c.DiffWithheld, c.DiffInContent = "", false, nil, "", true
-	}
-	return out
-}
-
-// settleAddedDiffs un-marks an added file whose content item did not make it
-// into the pack after all (budget or tier): neither its diff nor its content
-// was sent.
-func (b *builder) settleAddedDiffs(p *Pack) {
-	included := map[string]bool{}
-	for _, e := range b.entries {
-		included[e.file.Path] = e.row.Included
-	}
-	for i := range p.Changes {
-		c := &p.Changes[i]
-		if c.DiffInContent && !included[c.Path] {
-			c.DiffInContent, c.DiffWithheld = false, ReasonSizeLimit
-		}
+		e.row.Included, e.key = false, false
 	}
 }

@@ -135,8 +135,10 @@ func TestExclusionReasons(t *testing.T) {
 	if !ok || hello.Role != pack.RolePrimary || hello.ID != "hello.go:1:5" {
 		t.Errorf("hello.go item = %+v", hello)
 	}
+	// main.go calls the changed file's function: it comes as that caller's
+	// definition, before any key file.
 	mainGo, _ := item(p, "main.go")
-	if mainGo.Role != pack.RoleRelated || mainGo.Importance != pack.ImportanceCritical {
+	if mainGo.Role != pack.RoleRelated || len(mainGo.Relationship) != 1 || mainGo.Relationship[0] != pack.RelCalledBy || mainGo.Symbol != "main" {
 		t.Errorf("main.go item = %+v", mainGo)
 	}
 	if strings.Contains(string(mustJSON(t, p)), "API_TOKEN") {

@@ -42,6 +42,14 @@ type Snapshot struct {
 	// Changes is the changed files of the commit, range or worktree edit, sorted
 	// by path, each with its full unified diff (pack.Build bounds it).
 	Changes []Change
+	// Intent is what the change is for, as the source and the caller know
+	// it (commit messages, pull request, goal, task); pack.Build bounds,
+	// completes and scans it.
+	Intent Intent
+	// Tree, when set, reaches the whole head tree beyond Files (a change
+	// scope lists only part of it): the builder looks up the definitions,
+	// callers, tests and importers of the change there.
+	Tree Tree
 	// Commits is, for a commit or range, each commit's added lines, oldest
 	// first, for the per-commit secret scan.
 	Commits []CommitPatch
@@ -86,4 +94,17 @@ func langFiles(files []File) []lang.File {
 		out[i] = lang.File{Path: f.Path, Size: f.Size, Regular: f.Mode == ModeRegular || f.Mode == ModeExecutable, Read: f.Read}
 	}
 	return out
+}
+
+// Tree is lazy access to a whole head tree. Every file taken from it goes
+// through the same classification, exclusion and secret scan as Files.
+type Tree interface {
+	// Paths lists every path of the tree, sorted.
+	Paths(ctx context.Context) ([]string, error)
+	// File returns the entry at path; false when there is none.
+	File(ctx context.Context, path string) (File, bool, error)
+	// Grep returns, for each word, the paths whose text holds it as a whole
+	// word (letters, digits and _ delimit words), sorted, among the paths
+	// ending in one of exts (".go"; none means every path).
+	Grep(ctx context.Context, words []string, exts []string) (map[string][]string, error)
 }

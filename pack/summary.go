@@ -175,7 +175,7 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 		return nil, err
 	}
 
-	p := &Pack{SchemaVersion: SchemaVersion, Type: policy.TypeSummary, Source: b.snap.Source, Manifest: manifest}
+	p := &Pack{SchemaVersion: SchemaVersion, Type: policy.TypeSummary, Source: b.snap.Source, Intent: b.intent, Manifest: manifest}
 	b.fillIndex(p, 0, 0, 0)
 	sb.base = *p
 	// Fit, then scan the result as the audit will; a redaction changes sizes,

@@ -53,8 +53,7 @@ func (b *builder) scanDerived(ctx context.Context, items []derivedText) error {
 				if s < e {
 					spans[i] = append(spans[i], redactSpan{s, e, f.RuleID})
 					if !hit {
-						ev := f
-						ev.Path, ev.StartLine, ev.EndLine, ev.Fingerprint = items[i].path, 0, 0, ""
+						ev := b.derivedFinding(f, items[i].path, (*items[i].s)[s:e])
 						b.secrets = append(b.secrets, SecretEvent{Finding: ev, Where: "content", Action: SecretRedacted})
 						hit = true
 					}
@@ -86,7 +85,7 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 		if sb.changes[i].Diff == c.Diff {
 			continue
 		}
-		findings, err := b.opts.Scanner.Scan(ctx, c.Path, []byte(c.Diff))
+		findings, err := b.diffScan()(ctx, c.Path, []byte(c.Diff))
 		if err != nil {
 			return false, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
 		}
@@ -146,7 +145,7 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 		red, _ := applyRedactions(x.value, x.spans)
 		for _, i := range byValue[v] {
 			*own[i].s = red
-			ev := Finding{RuleID: x.spans[0].rule, Path: own[i].path}
+			ev := b.derivedFinding(Finding{RuleID: x.spans[0].rule}, own[i].path, v[x.spans[0].start:x.spans[0].end])
 			b.secrets = append(b.secrets, SecretEvent{Finding: ev, Where: "content", Action: SecretRedacted})
 		}
 		changed = true

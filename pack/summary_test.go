@@ -309,77 +309,91 @@ func bigRepo(t *testing.T, n int) *gittest.Repo {
 	return g
 }
 
-// A repository over the Full limits gets a Summary pack that fits, with the
-// reason recorded, the index condensed and every changed file listed.
-func TestSummaryOverFullLimitsFits(t *testing.T) {
+// A change in a large tree: the change pack fits tier cheap by listing the
+// files it leaves out by directory; a Summary pack asked for fits too, its
+// index condensed. Both account for every file.
+func TestLargeTreeFitsTheTier(t *testing.T) {
 	g := bigRepo(t, 600)
-	out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Tier: "cheap"})
-	if p.Type != "summary" || p.Metadata.SelectionReason != "603 packable files exceed max_files 200" {
-		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
-	}
-	if n := utf8.RuneCount(out.Result.JSON); n > 25000 || n != p.Budget.UsedChars || p.Budget.MaxChars != 25000 {
-		t.Fatalf("%d characters, budget %+v", n, p.Budget)
-	}
-	if p.Metadata.IndexCondensed == "" || !p.Budget.Truncated {
-		t.Fatalf("index not condensed: %d entries, metadata %+v", len(p.FileIndex), p.Metadata)
-	}
-	if !regexp.MustCompile(`^file index condensed by directory to fit tier cheap \(25,000 characters\) and max_content_bytes 512,000: [\d,]+ of 603 files are listed as [\d,]+ directory entries`).MatchString(p.Metadata.IndexCondensed) {
-		t.Errorf("index_condensed = %q", p.Metadata.IndexCondensed)
-	}
-	var paths []string
-	for _, f := range out.Snapshot.Files {
-		paths = append(paths, f.Path)
-	}
-	if problems := pack.CheckIndex(p.FileIndex, paths); len(problems) > 0 {
-		t.Errorf("the condensed index does not account for the files: %q", problems)
-	}
-	if len(p.Changes) != 3 {
-		t.Errorf("changes = %d", len(p.Changes))
-	}
-	for _, c := range p.Changes {
-		if e, ok := index(p)[c.Path]; !ok || !e.Included {
-			t.Errorf("changed file %s not listed individually: %+v", c.Path, e)
+	for _, typ := range []string{"auto", "summary"} {
+		out, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Tier: "cheap", Type: typ})
+		want := map[string]string{"auto": "full", "summary": "summary"}[typ]
+		if p.Type != want {
+			t.Fatalf("%s: type %s, reason %q", typ, p.Type, p.Metadata.SelectionReason)
 		}
-	}
-	// Bytes: auto selection on size, and the summary fits max_content_bytes.
-	out, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", MaxContentBytes: 30000, MaxFiles: 1000})
-	if p.Type != "summary" || !regexp.MustCompile(`^full pack estimate [\d,]{6,} bytes exceeds max_content_bytes 30,000$`).MatchString(p.Metadata.SelectionReason) {
-		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
-	}
-	if len(out.Result.JSON) > 30000 {
-		t.Fatalf("summary is %d bytes, over max_content_bytes", len(out.Result.JSON))
-	}
-	if p.Metadata.IndexCondensed == "" {
-		t.Error("index not condensed")
+		if n := utf8.RuneCount(out.Result.JSON); n > 25000 || n != p.Budget.UsedChars || p.Budget.MaxChars != 25000 {
+			t.Fatalf("%s: %d characters, budget %+v", typ, n, p.Budget)
+		}
+		if p.Metadata.IndexCondensed == "" {
+			t.Fatalf("%s: index not condensed: %d entries", typ, len(p.FileIndex))
+		}
+		var paths []string
+		for _, f := range out.Snapshot.Files {
+			paths = append(paths, f.Path)
+		}
+		for _, f := range out.Result.Added {
+			paths = append(paths, f.Path)
+		}
+		if problems := pack.CheckIndex(p.FileIndex, paths); len(problems) > 0 {
+			t.Errorf("%s: the condensed index does not account for the files: %q", typ, problems)
+		}
+		if len(p.Changes) != 3 {
+			t.Errorf("%s: changes = %d", typ, len(p.Changes))
+		}
+		for _, c := range p.Changes {
+			if e, ok := index(p)[c.Path]; !ok || !e.Included {
+				t.Errorf("%s: changed file %s not listed individually: %+v", typ, c.Path, e)
+			}
+		}
 	}
 }
 
-// Each selection constraint, through the pipeline.
+// Each selection constraint, through the pipeline: a change is a change
+// pack within its limits unless a Summary is asked for; a tree without
+// changes (a clean work tree) is selected by size as seed 000 says.
 func TestSelectionConstraints(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shop")
 	shopRepo(t, dir)
+	change := `^change pack of 3 changed files: intent, diff and the code around it in order of value, within 6,000 tokens \(sized to the change: 4,000 \+ 2 × its [\d,]+ diff tokens, within 6,000–20,000\)$`
 	cases := []struct {
 		opts   pipeline.PackOptions
 		typ    string
 		reason string
 	}{
-		{pipeline.PackOptions{Type: "summary"}, "summary", `^summary pack requested$`},
-		{pipeline.PackOptions{Type: "full", MaxFiles: 2}, "full", `^full pack requested$`},
-		{pipeline.PackOptions{MaxContentBytes: 15000}, "summary", `^full pack estimate 18,573 bytes exceeds max_content_bytes 15,000$`},
-		{pipeline.PackOptions{MaxFiles: 10}, "summary", `^28 packable files exceed max_files 10$`},
+		{pipeline.PackOptions{Commit: "HEAD", Type: "summary"}, "summary", `^summary pack requested$`},
+		{pipeline.PackOptions{Commit: "HEAD", Type: "full", MaxFiles: 2}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD", MaxContentBytes: 1500}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD", Tier: "cheap"}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD"}, "full", change},
+		{pipeline.PackOptions{Commit: "HEAD", MaxTokens: 9000}, "full", `within 9,000 tokens \(limits.max_tokens\)$`},
+		{pipeline.PackOptions{MaxContentBytes: 15000}, "summary", `^full pack estimate [\d,]+ bytes exceeds max_content_bytes 15,000$`},
+		{pipeline.PackOptions{MaxFiles: 10}, "summary", `^[\d,]+ packable files exceed max_files 10$`},
 		{pipeline.PackOptions{Tier: "cheap"}, "summary", `^full pack estimate [\d,]+ characters exceeds tier cheap's ceiling of 25,000 characters$`},
-		{pipeline.PackOptions{Tier: "strong"}, "full", `^full pack estimate [\d,]+ bytes in 28 files fits max_content_bytes 512,000 and max_files 200, and its [\d,]+ characters fit tier strong's 120,000$`},
-		{pipeline.PackOptions{}, "full", `^full pack estimate [\d,]+ bytes in 28 files fits max_content_bytes 512,000 and max_files 200$`},
+		{pipeline.PackOptions{}, "full", `^full pack estimate [\d,]+ bytes in [\d,]+ files fits max_content_bytes 512,000 and max_files 200$`},
 	}
 	for _, c := range cases {
 		opts := c.opts
-		opts.Dir, opts.Commit, opts.Scope = dir, "HEAD", "tree"
+		opts.Dir, opts.Scope = dir, "tree"
 		out, p := build(t, opts)
 		if p.Type != c.typ || !regexp.MustCompile(c.reason).MatchString(p.Metadata.SelectionReason) {
 			t.Errorf("%+v: %s %q, want %s %s", c.opts, p.Type, p.Metadata.SelectionReason, c.typ, c.reason)
 		}
 		if limit := p.Budget.MaxChars; limit > 0 && utf8.RuneCount(out.Result.JSON) > limit {
 			t.Errorf("%+v: over the tier", c.opts)
+		}
+		if p.Budget.MaxTokens > 0 && p.Budget.EstimatedTokens > p.Budget.MaxTokens {
+			t.Errorf("%+v: %d tokens, over the budget of %d", c.opts, p.Budget.EstimatedTokens, p.Budget.MaxTokens)
+		}
+		if limit := opts.MaxContentBytes; limit > 0 && p.Budget.ContentBytes > limit {
+			t.Errorf("%+v: %d content bytes", c.opts, p.Budget.ContentBytes)
+		}
+		if limit := opts.MaxFiles; limit > 0 && p.Type == "full" && len(p.Contents)+len(p.KeyFiles) > limit {
+			files := map[string]bool{}
+			for _, it := range append(p.KeyFiles, p.Contents...) {
+				files[it.Path] = true
+			}
+			if len(files) > limit {
+				t.Errorf("%+v: %d files with content", c.opts, len(files))
+			}
 		}
 	}
 }
@@ -412,7 +426,10 @@ func TestFullPackRelatedFiles(t *testing.T) {
 	for _, it := range p.Contents {
 		order = append(order, it.Path+":"+it.Role)
 	}
-	want := []string{"cmd/tool/tool.go:primary", "web/page.ts:primary", "lib/util/util.go:related", "web/helpers.ts:related", "aaa/first.go:related"}
+	// The added file is its own diff (source, first); the changed function's
+	// file next (its enclosing definition); then what it calls and imports,
+	// then the rest.
+	want := []string{"web/page.ts:primary", "cmd/tool/tool.go:primary", "lib/util/util.go:related", "web/helpers.ts:related", "aaa/first.go:related"}
 	if !equal(order, want) {
 		t.Fatalf("contents order = %q, want %q", order, want)
 	}
@@ -439,5 +456,27 @@ func TestSummaryEdgeSources(t *testing.T) {
 	_, p = build(t, pipeline.PackOptions{Dir: dir, Type: "summary", Tier: "cheap"})
 	if len(p.Changes) != 1 || p.KeyFilesSummary[0].Path != "web/src/util/currency.ts" || !equal(p.KeyFilesSummary[0].Exports, []string{"const RATES", "const BASE"}) {
 		t.Fatalf("worktree summary: changes %+v, first summary %+v", p.Changes, p.KeyFilesSummary[0])
+	}
+}
+
+// A change whose listing alone (its changed files) is over the token budget
+// falls back to a Summary pack, which condenses it, and says why.
+func TestChangeListingOverBudgetIsSummarised(t *testing.T) {
+	g := gittest.New(t)
+	for i := range 400 {
+		g.Write(fmt.Sprintf("pkg%02d/file%03d.go", i%20, i), fmt.Sprintf("package pkg%02d\n\nconst C%d = %d\n", i%20, i, i))
+	}
+	g.Commit("four hundred files")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	if p.Type != "summary" || !regexp.MustCompile(`^the change pack's listing alone \(file index, changes, manifest\) is [\d,]+ tokens, over its budget of [\d,]+$`).MatchString(p.Metadata.SelectionReason) {
+		t.Fatalf("type %s, reason %q", p.Type, p.Metadata.SelectionReason)
+	}
+	if p.Intent == nil || len(p.Intent.Commits) != 1 || p.Intent.Commits[0].Subject != "four hundred files" {
+		t.Fatalf("intent = %+v", p.Intent)
+	}
+	// Asked for a full pack, it is the listing and what fits, marked truncated.
+	_, p = build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Type: "full"})
+	if p.Type != "full" || !p.Budget.Truncated {
+		t.Fatalf("type %s, budget %+v", p.Type, p.Budget)
 	}
 }

@@ -49,6 +49,12 @@ const (
 	ReasonSubmodule     Reason = "submodule"
 	ReasonPolicy        Reason = "policy"
 	ReasonDeleted       Reason = "deleted"
+	// ReasonDiffOnly: a changed file whose change is in the pack as its
+	// diff, with none of its other lines.
+	ReasonDiffOnly Reason = "diff_only"
+	// ReasonBoilerplate: an unchanged licence, changelog, lockfile, author
+	// list or generated file, which a change pack never carries.
+	ReasonBoilerplate Reason = "boilerplate"
 	// ReasonNotCheckedOut is a file of a sparse checkout outside its sparse
 	// set: in the commit, not in the work tree a work-tree pack describes.
 	ReasonNotCheckedOut Reason = "not_checked_out"
@@ -70,13 +76,16 @@ func (e *Unavailable) Error() string { return string(e.Reason) + ": " + e.Detail
 // Pack is a Full or Summary pack; fields a type does not use are omitted.
 // Field order here is the order of the serialized JSON.
 type Pack struct {
-	SchemaVersion int          `json:"schema_version"`
-	PackID        string       `json:"pack_id"`
-	Type          string       `json:"type"`
-	Source        Source       `json:"source"`
-	Manifest      Manifest     `json:"manifest"`
-	FileIndex     []IndexEntry `json:"file_index"`
-	Changes       []Change     `json:"changes"`
+	SchemaVersion int    `json:"schema_version"`
+	PackID        string `json:"pack_id"`
+	Type          string `json:"type"`
+	Source        Source `json:"source"`
+	// Intent is what the change is for (commit and range packs, and any
+	// pack given a goal or task).
+	Intent    *Intent      `json:"intent,omitempty"`
+	Manifest  Manifest     `json:"manifest"`
+	FileIndex []IndexEntry `json:"file_index"`
+	Changes   []Change     `json:"changes"`
 	// Full pack: key files and the other included contents. Every included
 	// file appears exactly once across the two.
 	KeyFiles []KeyFile `json:"key_files,omitzero"`
@@ -166,6 +175,8 @@ type Change struct {
 	// DiffWithheld says why the diff is not in the pack (excluded file).
 	DiffWithheld Reason      `json:"diff_withheld,omitempty"`
 	Redactions   []Redaction `json:"redactions,omitempty"`
+	// OmittedHunks stand for the hunks the budget could not hold.
+	OmittedHunks []HunkSummary `json:"omitted_hunks,omitempty"`
 }
 
 // Item is the content of one file as sent (seed 000's FileContent extended).
@@ -182,6 +193,24 @@ type Item struct {
 	Truncated         bool        `json:"truncated"`
 	OriginalSizeBytes int64       `json:"original_size_bytes"`
 	Redactions        []Redaction `json:"redactions"`
+	// StartLine and EndLine are the file lines the content is (the id says
+	// the same); a region of a larger file has truncated set.
+	StartLine int `json:"start_line"`
+	EndLine   int `json:"end_line"`
+	// Symbol and SymbolType name the definition a region is (seed 003).
+	Symbol     string `json:"symbol,omitempty"`
+	SymbolType string `json:"type,omitempty"`
+	// Imports are the file's import specifiers as written.
+	Imports []string `json:"imports,omitempty"`
+	// Relationship says how the item relates to the change (changed, calls,
+	// called_by, imports, imported_by, test_of, mentioned) and Distance how
+	// far (0 the change itself, 1 the same package or a direct relation, 2
+	// elsewhere).
+	Relationship []string `json:"relationship,omitempty"`
+	Distance     int      `json:"distance,omitempty"`
+	// Score ranks the items of a change pack: 1 for the most valuable,
+	// falling with the order of value.
+	Score float64 `json:"score,omitempty"`
 }
 
 // KeyFile is seed 000's KeyFile: an Item with a category and importance.
@@ -209,6 +238,12 @@ type Budget struct {
 	DroppedItems    int    `json:"dropped_items"`
 	EstimatedTokens int    `json:"estimated_tokens"`
 	TokenEncoding   string `json:"token_encoding"`
+	// MaxTokens is a change pack's token budget (limits.max_tokens, or
+	// sized to the change).
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Cut lists what the budget left out (hunks are summarised in their
+	// change's omitted_hunks), up to 20 entries and a count of the rest.
+	Cut []string `json:"cut,omitempty"`
 }
 
 // Metadata is seed 000's PackMetadata plus the exclusion statistics and

@@ -96,6 +96,13 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 			v.Sort()
 			return v, nil
 		}
+		// The pack names files as the build redacted them.
+		if _, err := pack.RedactNames(ctx, snap, scanner); err != nil {
+			v := audit.NewVerdict()
+			v.Fail(audit.Check{Kind: audit.KindInternal, Code: audit.CodeInternal,
+				Message: "the file names of the repository state could not be scanned: " + err.Error()})
+			return v, nil
+		}
 		in.Snapshot = snap
 	}
 	v, err := audit.Pack(ctx, data, in)

@@ -45,7 +45,14 @@ type PackOptions struct {
 	MaxContentBytes int64
 	MaxFiles        int
 	MaxFileBytes    int64
-	SecretsAction   string
+	// MaxTokens overrides limits.max_tokens, a change pack's token budget.
+	MaxTokens     int
+	SecretsAction string
+	// Goal, Task and PullRequest are the change's intent beyond its commit
+	// messages (--goal, --task, the Action's pull request).
+	Goal        string
+	Task        *pack.Task
+	PullRequest *pack.PullRequest
 	// Trigger overrides the source's trigger (push, pull_request, pre-push).
 	Trigger string
 }
@@ -126,6 +133,12 @@ func applyOverrides(pol *policy.Policy, opts PackOptions) error {
 	if opts.MaxContentBytes > 0 {
 		pol.Limits.MaxContentBytes = opts.MaxContentBytes
 	}
+	if opts.MaxTokens < 0 || opts.MaxTokens > policy.MaxTokenBudget {
+		return fmt.Errorf("--max-tokens %d: a number of tokens from 1 to %d (0 sizes the budget to the change)", opts.MaxTokens, policy.MaxTokenBudget)
+	}
+	if opts.MaxTokens > 0 {
+		pol.Limits.MaxTokens = opts.MaxTokens
+	}
 	if opts.MaxFiles > 0 {
 		pol.Limits.MaxFiles = opts.MaxFiles
 	}
@@ -177,7 +190,22 @@ func Snapshot(ctx context.Context, repo *source.Repo, opts PackOptions, scope st
 	if opts.Trigger != "" {
 		snap.Source.Trigger = opts.Trigger
 	}
+	ApplyIntent(snap, opts)
 	return snap, nil
+}
+
+// ApplyIntent adds what the caller knows of the change's intent to the
+// snapshot's (its commit messages).
+func ApplyIntent(snap *pack.Snapshot, opts PackOptions) {
+	if opts.Goal != "" {
+		snap.Intent.Goal = opts.Goal
+	}
+	if opts.Task != nil {
+		snap.Intent.Task = opts.Task
+	}
+	if opts.PullRequest != nil {
+		snap.Intent.PullRequest = opts.PullRequest
+	}
 }
 
 func headOf(opts PackOptions) string {

@@ -85,6 +85,17 @@ func Judge(ctx context.Context, out *Outcome, history []HistoryFinding, historyE
 	for _, e := range out.Result.Secrets {
 		details := map[string]any{"path": e.Path, "line": e.StartLine, "rule_id": e.RuleID, "where": e.Where, "action": e.Action}
 		switch {
+		case e.Where == pack.WhereName && e.Commit != "":
+			// A name only a commit of the range brings: like a secret it added.
+			details["commit"], details["fingerprint"] = e.Commit, e.Fingerprint
+			c := audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretInHistory,
+				Message: fmt.Sprintf("commit %s adds a file whose name holds a secret, %s (rule %s)", short(e.Commit), e.Path, e.RuleID),
+				Details: details}
+			if pol.Secrets.History == "fail" && pol.FailsOn(policy.FailSecretInHistory) {
+				v.Fail(c)
+			} else {
+				v.Warn(c)
+			}
 		case e.Action == pack.SecretFailed:
 			v.Fail(audit.Check{Kind: audit.KindSecret, Code: audit.CodeSecretPolicyFail,
 				Message: fmt.Sprintf("secret in %s %s:%d (rule %s); secrets.action is fail, so the file was kept out", e.Where, e.Path, e.StartLine, e.RuleID),

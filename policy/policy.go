@@ -102,6 +102,9 @@ type Pack struct {
 
 // Limits bounds the pack (seed 000 defaults).
 type Limits struct {
+	// MaxTokens is the o200k token budget of a pack that has changes; 0
+	// sizes it to the change (AutoTokens).
+	MaxTokens         int   `yaml:"max_tokens" json:"max_tokens"`
 	MaxContentBytes   int64 `yaml:"max_content_bytes" json:"max_content_bytes"`
 	MaxFiles          int   `yaml:"max_files" json:"max_files"`
 	MaxFileBytes      int64 `yaml:"max_file_bytes" json:"max_file_bytes"`
@@ -274,6 +277,9 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 		}
 	}
 	l := p.Limits
+	if l.MaxTokens < 0 || l.MaxTokens > MaxTokenBudget {
+		return bad("limits.max_tokens", fmt.Sprintf("%d is out of range: 0 (sized to the change) or a number of tokens up to %d", l.MaxTokens, MaxTokenBudget))
+	}
 	if l.MaxContentBytes <= 0 {
 		return bad("limits.max_content_bytes", "must be a positive number of bytes")
 	}
@@ -366,6 +372,25 @@ func (p *Policy) FailsOn(cond string) bool {
 		}
 	}
 	return false
+}
+
+// Token budgets of a change pack (seed 002: 2–6k tokens for routine
+// changes, 10–20k for large ones).
+const (
+	MinAutoTokens  = 6000
+	MaxAutoTokens  = 20000
+	MaxTokenBudget = 10_000_000
+)
+
+// TokenBudget is the token budget of a pack whose diff is diffTokens long:
+// limits.max_tokens when set, else 4,000 plus twice the diff, kept within
+// 6,000 and 20,000 — room for the whole diff of a routine change and about
+// as much again of the code around it.
+func (p *Policy) TokenBudget(diffTokens int) int {
+	if p.Limits.MaxTokens > 0 {
+		return p.Limits.MaxTokens
+	}
+	return min(max(4000+2*diffTokens, MinAutoTokens), MaxAutoTokens)
 }
 
 // TierLimit is the tier's character ceiling, 0 when no tier is set.

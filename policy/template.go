@@ -15,6 +15,8 @@ pack:
   exclude: []       # never pack files matching these globs
 
 limits:
+  max_tokens: 0               # o200k tokens of a change pack; 0 sizes it to the change:
+                              # 4,000 + 2 x the diff's tokens, from 6,000 to 20,000
   max_content_bytes: 512000   # content and diffs, in bytes
   max_files: 200              # files with content in a full pack
   max_file_bytes: 50000       # larger files keep their head and tail lines

@@ -199,7 +199,8 @@ func parseCommit(id ObjectID, data []byte) (*Commit, error) {
 			data = nil
 		}
 		if len(line) == 0 {
-			break // end of the header
+			c.Message = string(data) // after the header's blank line
+			break
 		}
 		key, value, _ := strings.Cut(string(line), " ")
 		switch key {

@@ -162,7 +162,23 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*
 	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
 		return nil, err
 	}
+	snap.Tree = r.headTree(head)
+	snap.Intent.Commits = commitMessages(commits)
 	return snap, nil
+}
+
+// commitMessages are the messages of the commits, merges left out (their
+// subject says only what was merged).
+func commitMessages(commits []*Commit) []pack.CommitMessage {
+	var out []pack.CommitMessage
+	for _, c := range commits {
+		if len(c.Parents) > 1 {
+			continue
+		}
+		subject, body := pack.SplitMessage(c.Message)
+		out = append(out, pack.CommitMessage{Commit: c.ID.String(), Subject: subject, Body: body})
+	}
+	return out
 }
 
 // scopedFiles lists scope of head's tree: every file (policy.ScopeTree) or

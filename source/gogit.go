@@ -110,7 +110,7 @@ func (b *gogitBackend) commit(ctx context.Context, id ObjectID) (*Commit, error)
 	if err != nil {
 		return nil, notFound(err)
 	}
-	out := &Commit{ID: id, Tree: ObjectID(c.TreeHash.String()), Committer: c.Committer.When}
+	out := &Commit{ID: id, Tree: ObjectID(c.TreeHash.String()), Committer: c.Committer.When, Message: c.Message}
 	for _, p := range c.ParentHashes {
 		out.Parents = append(out.Parents, ObjectID(p.String()))
 	}

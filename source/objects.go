@@ -48,6 +48,8 @@ type Commit struct {
 	Parents []ObjectID
 	// Committer is the committer time.
 	Committer time.Time
+	// Message is the commit message as git stores it.
+	Message string
 }
 
 // treeEntry is one entry of a tree object.

@@ -163,8 +163,9 @@ func linesOf(p *pack.Pack, file string) *packLines {
 					out.redacted[fileLine] = true
 				}
 			}
-			if !it.Truncated {
-				for j, l := range splitLines(it.Content) {
+			if contentLines := splitLines(it.Content); !it.Truncated || len(contentLines) == end-start+1 {
+				// The whole file, or a region of it: line for line.
+				for j, l := range contentLines {
 					if start+j <= end {
 						put(j+1, start+j, l)
 					}
@@ -189,6 +190,26 @@ func linesOf(p *pack.Pack, file string) *packLines {
 			firstTailContent := len(hl) + 3
 			for j := 1; j < len(tl); j++ {
 				put(firstTailContent+j, end-len(tl)+1+j, tl[j])
+			}
+		}
+	}
+	// A diff shows the new file's lines around each change.
+	for _, c := range p.Changes {
+		if c.Path != file || c.Diff == "" {
+			continue
+		}
+		if out == nil {
+			out = &packLines{text: map[int]string{}, redacted: map[int]bool{}, comparable: true}
+		}
+		redactedDiff := map[int]bool{}
+		for _, r := range c.Redactions {
+			redactedDiff[r.Line] = true
+		}
+		text, diffLine := pack.DiffLines(c.Diff)
+		for l, t := range text {
+			if _, ok := out.text[l]; !ok {
+				out.text[l] = t
+				out.redacted[l] = redactedDiff[diffLine[l]]
 			}
 		}
 	}

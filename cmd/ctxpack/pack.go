@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/ctxpack/ctxpack/store"
 	"github.com/ctxpack/ctxpack/transparency"
@@ -27,6 +28,9 @@ type packOptions struct {
 	store     bool
 	storeName string
 	storeDir  string
+	// taskFile is --task: a task file whose goal and acceptance criteria
+	// become the pack's intent.
+	taskFile string
 }
 
 func newPackCmd(io ioStreams) *cobra.Command {
@@ -66,7 +70,10 @@ in the policy) lists every file of the head tree instead.`,
 	f.Int64Var(&opts.MaxContentBytes, "max-content-bytes", 0, "content budget in bytes (default 512000)")
 	f.IntVar(&opts.MaxFiles, "max-files", 0, "most files with content (default 200)")
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 0, "files over this are truncated head/tail (default 50000)")
+	f.IntVar(&opts.MaxTokens, "max-tokens", 0, "token budget of a change pack (default from policy: sized to the change, 6,000-20,000)")
 	f.StringVar(&opts.SecretsAction, "secrets-action", "", "what to do with a secret: redact, exclude or fail")
+	f.StringVar(&opts.Goal, "goal", "", "the change's objective, first in the pack's intent")
+	f.StringVar(&opts.taskFile, "task", "", "task file (markdown, or JSON/YAML with title, goal, body, acceptance, files) for the pack's intent")
 	f.StringVarP(&opts.output, "output", "o", "-", "write the pack to FILE atomically; - for stdout")
 	f.StringVar(&opts.record, "record", "", "write the transparency record to FILE (default <output>.record.json; none for stdout)")
 	f.StringVar(&opts.attest, "attest", "", "write the record as an in-toto statement to FILE (a signed DSSE envelope with --sign-key)")
@@ -99,6 +106,15 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		var err error
 		if key, err = transparency.LoadPrivateKey(opts.signKey); err != nil {
 			return fmt.Errorf("--sign-key: %w", err)
+		}
+	}
+	if opts.taskFile != "" {
+		data, err := fsutil.ReadFile(opts.taskFile, pack.MaxTaskBytes)
+		if err != nil {
+			return usageErr("--task: %v", err)
+		}
+		if opts.Task, err = pack.ParseTask(opts.taskFile, data); err != nil {
+			return usageErr("--task: %v", err)
 		}
 	}
 	run, err := pipeline.Execute(cmd.Context(), opts.PackOptions)

@@ -1,0 +1,417 @@
+package pack
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Intent is what the change is for: the first thing a reviewer reads. It
+// comes from the commit messages of the range, the pull request (title,
+// body, labels, the issues it closes) and, from the CLI, a goal or a task
+// file. Every string of it is secret-scanned and redacted like any content.
+type Intent struct {
+	// Goal is the change's objective in a sentence or three: --goal, the
+	// task's goal, else the pull request's title, else the single commit's
+	// subject.
+	Goal        string          `json:"goal,omitempty"`
+	Task        *Task           `json:"task,omitempty"`
+	PullRequest *PullRequest    `json:"pull_request,omitempty"`
+	Commits     []CommitMessage `json:"commits"`
+	// Acceptance are the checklist items of the pull request body, the task
+	// and the commit messages: what "done" means for the change.
+	Acceptance []string `json:"acceptance"`
+	// Mentioned are paths of the head tree that the texts above name; they
+	// are prioritised like changed files.
+	Mentioned []string `json:"mentioned_paths"`
+	// Truncated says some text was shortened or left out to keep the intent
+	// bounded (see Omitted).
+	Truncated bool   `json:"truncated,omitempty"`
+	Omitted   string `json:"omitted,omitempty"`
+	// Redactions are the secrets replaced in the intent's texts.
+	Redactions []IntentRedaction `json:"redactions,omitempty"`
+}
+
+// IntentRedaction is a secret replaced in one text of the intent.
+type IntentRedaction struct {
+	// Field is where: "goal", "pull_request.body", "commits[3].body", ….
+	Field  string `json:"field"`
+	Line   int    `json:"line"`
+	RuleID string `json:"rule_id"`
+}
+
+// Task is a task a CLI user hands over with --task (seed 004's task).
+type Task struct {
+	Title      string   `json:"title,omitempty"`
+	Goal       string   `json:"goal,omitempty"`
+	Body       string   `json:"body,omitempty"`
+	Acceptance []string `json:"acceptance,omitempty"`
+	// Files are paths the task names as its context.
+	Files []string `json:"files,omitempty"`
+}
+
+// PullRequest is the pull request a pack was built for.
+type PullRequest struct {
+	Number int        `json:"number"`
+	Title  string     `json:"title"`
+	Body   string     `json:"body,omitempty"`
+	Labels []string   `json:"labels,omitempty"`
+	Closes []IssueRef `json:"closes,omitempty"`
+}
+
+// IssueRef is an issue a pull request closes.
+type IssueRef struct {
+	Number int    `json:"number"`
+	Title  string `json:"title,omitempty"`
+}
+
+// CommitMessage is one commit's message, split into subject and body.
+type CommitMessage struct {
+	Commit  string `json:"commit"`
+	Subject string `json:"subject"`
+	Body    string `json:"body,omitempty"`
+}
+
+// Bounds of the intent, in characters (runes).
+const (
+	intentGoalChars      = 600
+	intentTitleChars     = 300
+	intentSubjectChars   = 200
+	intentPRBodyChars    = 4000
+	intentCommitBody     = 1200
+	intentCommitBodies   = 6000 // all commit bodies together
+	intentMaxCommits     = 400
+	intentMaxLabels      = 20
+	intentMaxCloses      = 10
+	intentMaxAcceptance  = 30
+	intentAcceptChars    = 300
+	intentMaxMentioned   = 30
+	intentTaskBodyChars  = 4000
+	intentMaxTaskFiles   = 50
+	intentTruncateMarker = " … [truncated]"
+)
+
+// SplitMessage splits a commit message into its subject (first paragraph,
+// joined to one line) and body.
+func SplitMessage(msg string) (subject, body string) {
+	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\r\n", "\n"))
+	head, rest, _ := strings.Cut(msg, "\n\n")
+	return strings.Join(strings.Fields(head), " "), strings.TrimSpace(rest)
+}
+
+// capText shortens s to n runes, marking the cut; it reports whether it cut.
+func capText(s string, n int) (string, bool) {
+	if utf8.RuneCountInString(s) <= n {
+		return s, false
+	}
+	i, k := 0, 0
+	for i = range s {
+		if k == n {
+			break
+		}
+		k++
+	}
+	return strings.TrimRightFunc(s[:i], func(r rune) bool { return r == ' ' || r == '\n' }) + intentTruncateMarker, true
+}
+
+// boundIntent caps every text of the intent and drops what is over the
+// counts, saying so.
+func boundIntent(in Intent) Intent {
+	out := in
+	var omitted []string
+	cut := func(s *string, n int) {
+		var c bool
+		*s, c = capText(*s, n)
+		out.Truncated = out.Truncated || c
+	}
+	cut(&out.Goal, intentGoalChars)
+	if in.Task != nil {
+		t := *in.Task
+		cut(&t.Title, intentTitleChars)
+		cut(&t.Goal, intentGoalChars)
+		cut(&t.Body, intentTaskBodyChars)
+		t.Acceptance = append([]string(nil), t.Acceptance...)
+		for i := range t.Acceptance {
+			cut(&t.Acceptance[i], intentAcceptChars)
+		}
+		if len(t.Files) > intentMaxTaskFiles {
+			omitted = append(omitted, fmt.Sprintf("%d task files", len(t.Files)-intentMaxTaskFiles))
+			t.Files, out.Truncated = t.Files[:intentMaxTaskFiles], true
+		}
+		out.Task = &t
+	}
+	if in.PullRequest != nil {
+		pr := *in.PullRequest
+		cut(&pr.Title, intentTitleChars)
+		cut(&pr.Body, intentPRBodyChars)
+		if len(pr.Labels) > intentMaxLabels {
+			pr.Labels, out.Truncated = pr.Labels[:intentMaxLabels], true
+		}
+		pr.Labels = append([]string(nil), pr.Labels...)
+		for i := range pr.Labels {
+			cut(&pr.Labels[i], 100)
+		}
+		if len(pr.Closes) > intentMaxCloses {
+			omitted = append(omitted, fmt.Sprintf("%d closed issues", len(pr.Closes)-intentMaxCloses))
+			pr.Closes, out.Truncated = pr.Closes[:intentMaxCloses], true
+		}
+		pr.Closes = append([]IssueRef(nil), pr.Closes...)
+		for i := range pr.Closes {
+			cut(&pr.Closes[i].Title, intentTitleChars)
+		}
+		out.PullRequest = &pr
+	}
+	out.Commits = append([]CommitMessage{}, in.Commits...)
+	if n := len(out.Commits); n > intentMaxCommits {
+		// Keep the first and the last commits: where the change started and
+		// where it ended up.
+		half := intentMaxCommits / 2
+		omitted = append(omitted, fmt.Sprintf("%d commit messages in the middle of the range", n-intentMaxCommits))
+		out.Commits = append(out.Commits[:half:half], out.Commits[n-half:]...)
+		out.Truncated = true
+	}
+	bodies := 0
+	droppedBodies := 0
+	for i := range out.Commits {
+		c := &out.Commits[i]
+		cut(&c.Subject, intentSubjectChars)
+		cut(&c.Body, intentCommitBody)
+		if c.Body == "" {
+			continue
+		}
+		if bodies+utf8.RuneCountInString(c.Body) > intentCommitBodies {
+			c.Body, out.Truncated = "", true
+			droppedBodies++
+			continue
+		}
+		bodies += utf8.RuneCountInString(c.Body)
+	}
+	if droppedBodies > 0 {
+		omitted = append(omitted, fmt.Sprintf("the bodies of %d commit messages", droppedBodies))
+	}
+	out.Acceptance = []string{}
+	out.Mentioned = []string{}
+	if len(omitted) > 0 {
+		out.Omitted = "left out: " + strings.Join(omitted, "; ")
+	}
+	return out
+}
+
+// checklistItem matches a markdown task-list item: "- [ ] text", "* [x] text".
+var checklistItem = regexp.MustCompile(`(?m)^[ \t]*[-*+][ \t]+\[[ xX]\][ \t]+(.+?)[ \t]*$`)
+
+// deriveAcceptance collects the checklist items of the task, the pull request
+// body and the commit bodies, in that order, once each.
+func deriveAcceptance(in *Intent) {
+	seen := map[string]bool{}
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] || len(in.Acceptance) >= intentMaxAcceptance {
+			return
+		}
+		seen[s] = true
+		s, _ = capText(s, intentAcceptChars)
+		in.Acceptance = append(in.Acceptance, s)
+	}
+	texts := []string{}
+	if in.Task != nil {
+		for _, a := range in.Task.Acceptance {
+			add(a)
+		}
+		texts = append(texts, in.Task.Body)
+	}
+	if in.PullRequest != nil {
+		texts = append(texts, in.PullRequest.Body)
+	}
+	for _, c := range in.Commits {
+		texts = append(texts, c.Body)
+	}
+	for _, t := range texts {
+		for _, m := range checklistItem.FindAllStringSubmatch(t, -1) {
+			add(m[1])
+		}
+	}
+}
+
+// pathLike matches the tokens of a text that could name a file: a run of
+// path characters holding a dot or a slash.
+var pathLike = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[./][A-Za-z0-9_.\-/]*[A-Za-z0-9_]`)
+
+// deriveMentioned finds the paths of the tree the intent's texts name,
+// exactly ("pack/build.go", "./pack/build.go") or by a unique suffix of at
+// least two components ("pack/build.go" for "internal/pack/build.go"), in
+// order of first mention.
+func deriveMentioned(in *Intent, paths []string) {
+	exists := make(map[string]bool, len(paths))
+	bySuffix := map[string][]string{}
+	for _, p := range paths {
+		exists[p] = true
+		parts := strings.Split(p, "/")
+		for i := 1; i+1 < len(parts); i++ {
+			suf := strings.Join(parts[i:], "/")
+			bySuffix[suf] = append(bySuffix[suf], p)
+		}
+	}
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] && len(in.Mentioned) < intentMaxMentioned {
+			seen[p] = true
+			in.Mentioned = append(in.Mentioned, p)
+		}
+	}
+	var texts []string
+	texts = append(texts, in.Goal)
+	if in.Task != nil {
+		texts = append(texts, in.Task.Title, in.Task.Goal, in.Task.Body)
+		texts = append(texts, in.Task.Files...)
+	}
+	if in.PullRequest != nil {
+		texts = append(texts, in.PullRequest.Title, in.PullRequest.Body)
+		for _, c := range in.PullRequest.Closes {
+			texts = append(texts, c.Title)
+		}
+	}
+	for _, c := range in.Commits {
+		texts = append(texts, c.Subject, c.Body)
+	}
+	for _, t := range texts {
+		for _, tok := range pathLike.FindAllString(t, -1) {
+			tok = strings.TrimPrefix(strings.TrimPrefix(tok, "./"), "/")
+			tok = strings.TrimRight(tok, "./")
+			switch {
+			case exists[tok]:
+				add(tok)
+			case strings.Contains(tok, "/") && len(bySuffix[tok]) == 1:
+				add(bySuffix[tok][0])
+			}
+		}
+	}
+}
+
+// intentFields lists every text of the intent with its field name, for the
+// secret scan.
+func intentFields(in *Intent) []intentField {
+	var out []intentField
+	add := func(name string, s *string) {
+		if *s != "" {
+			out = append(out, intentField{name, s})
+		}
+	}
+	add("goal", &in.Goal)
+	if in.Task != nil {
+		add("task.title", &in.Task.Title)
+		add("task.goal", &in.Task.Goal)
+		add("task.body", &in.Task.Body)
+		for i := range in.Task.Acceptance {
+			add(fmt.Sprintf("task.acceptance[%d]", i), &in.Task.Acceptance[i])
+		}
+		for i := range in.Task.Files {
+			add(fmt.Sprintf("task.files[%d]", i), &in.Task.Files[i])
+		}
+	}
+	if pr := in.PullRequest; pr != nil {
+		add("pull_request.title", &pr.Title)
+		add("pull_request.body", &pr.Body)
+		for i := range pr.Labels {
+			add(fmt.Sprintf("pull_request.labels[%d]", i), &pr.Labels[i])
+		}
+		for i := range pr.Closes {
+			add(fmt.Sprintf("pull_request.closes[%d].title", i), &pr.Closes[i].Title)
+		}
+	}
+	for i := range in.Commits {
+		add(fmt.Sprintf("commits[%d].subject", i), &in.Commits[i].Subject)
+		add(fmt.Sprintf("commits[%d].body", i), &in.Commits[i].Body)
+	}
+	for i := range in.Acceptance {
+		add(fmt.Sprintf("acceptance[%d]", i), &in.Acceptance[i])
+	}
+	return out
+}
+
+type intentField struct {
+	name string
+	text *string
+}
+
+// buildIntent bounds the snapshot's intent, derives acceptance criteria and
+// mentioned paths, and redacts secrets in every text. The goal falls back to
+// the pull request title, then to the only commit's subject.
+func (b *builder) buildIntent(ctx context.Context, paths []string) (*Intent, error) {
+	in := boundIntent(b.snap.Intent)
+	if in.Goal == "" && in.Task != nil {
+		in.Goal = in.Task.Goal
+		if in.Goal == "" {
+			in.Goal = in.Task.Title
+		}
+	}
+	if in.Goal == "" && in.PullRequest != nil {
+		in.Goal = in.PullRequest.Title
+	}
+	if in.Goal == "" && len(in.Commits) == 1 {
+		in.Goal = in.Commits[0].Subject
+	}
+	deriveAcceptance(&in)
+	action := b.secretAction()
+	for _, f := range intentFields(&in) {
+		findings, err := b.opts.Scanner.Scan(ctx, "(intent)", []byte(*f.text))
+		if err != nil {
+			return nil, fmt.Errorf("secret scan of the intent's %s: %w", f.name, err)
+		}
+		if len(findings) == 0 {
+			continue
+		}
+		var spans []redactSpan
+		for _, x := range findings {
+			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
+		}
+		text, reds, err := b.redactAll(ctx, "(intent)", *f.text, spans)
+		if err != nil {
+			return nil, err
+		}
+		// Messages are never withheld whole (they say what the change is
+		// for); the secret in them is replaced whatever the action, and a
+		// fail action still fails the verdict through the event.
+		*f.text = text
+		for _, r := range reds.list {
+			in.Redactions = append(in.Redactions, IntentRedaction{Field: f.name, Line: r.Line, RuleID: r.RuleID})
+		}
+		for _, x := range append(findings, reds.extra...) {
+			x.Path = "(intent) " + f.name
+			b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "intent", Action: intentAction(action)})
+		}
+	}
+	sort.SliceStable(in.Redactions, func(i, j int) bool { return in.Redactions[i].Field < in.Redactions[j].Field })
+	// Paths are looked for in the redacted texts, and a path whose name
+	// holds a secret is not named.
+	deriveMentioned(&in, paths)
+	if len(in.Mentioned) > 0 {
+		bad, err := ScanNames(ctx, b.opts.Scanner, in.Mentioned)
+		if err != nil {
+			return nil, fmt.Errorf("secret scan of the mentioned paths: %w", err)
+		}
+		kept := in.Mentioned[:0]
+		for _, p := range in.Mentioned {
+			if len(bad[p]) == 0 {
+				kept = append(kept, p)
+			}
+		}
+		in.Mentioned = kept
+	}
+	if in.Goal == "" && in.Task == nil && in.PullRequest == nil && len(in.Commits) == 0 {
+		return nil, nil
+	}
+	return &in, nil
+}
+
+// intentAction is what happened to a secret in the intent: it is always
+// replaced; under a fail policy the verdict still fails.
+func intentAction(action string) string {
+	if action == SecretFailed {
+		return SecretFailed
+	}
+	return SecretRedacted
+}

@@ -1,0 +1,360 @@
+package pack
+
+import (
+	"context"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctxpack/ctxpack/lang"
+)
+
+// Bounds of the relations looked up for a change: the files read beyond
+// the change and the items each relation may add.
+const (
+	maxRelationFiles = 60
+	maxCallees       = 24
+	maxCallers       = 24
+	maxImports       = 12
+	maxGrepWords     = 48
+	// minCallerName: shorter symbol names match too much to grep for.
+	minCallerName = 4
+)
+
+// commonNames are method names so widespread that their callers say
+// nothing about the change.
+var commonNames = set("String", "Error", "Close", "Init", "init", "main", "Read", "Write", "Len", "Less", "Swap",
+	"Get", "Set", "Run", "Start", "Stop", "Reset", "Next", "Open", "Load", "Save", "Name", "Type", "Value",
+	"toString", "render", "setup", "__init__", "__str__", "__repr__", "constructor", "equals", "hashCode", "test",
+	"Test", "MarshalJSON", "UnmarshalJSON", "ServeHTTP", "Handle", "Handler", "Validate", "Copy", "Clone", "Update",
+	"Delete", "Create", "List", "Wait", "Done", "Lock", "Unlock", "Add", "Remove", "Format", "Parse", "Print")
+
+// relations finds what the change touches beyond its own lines: the
+// definitions its added lines call (callees), the definitions and tests
+// that use the symbols it changes (callers, tests), and the files it
+// imports and that import it. Files come from the snapshot, or from the
+// head tree when the snapshot lists only the change scope.
+func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit, error) {
+	var called, changedSyms []string
+	calledSeen, symSeen := map[string]bool{}, map[string]bool{}
+	changedDirs := map[string]bool{}
+	changedFile := map[string]bool{}
+	var exts []string
+	extSeen := map[string]bool{}
+	for _, st := range states {
+		changedFile[st.c.Path] = true
+		if st.e == nil || changeKind(st) == 2 {
+			continue
+		}
+		changedDirs[lang.DirOf(st.c.Path)] = true
+		if x := path.Ext(st.c.Path); x != "" && !extSeen[x] {
+			extSeen[x] = true
+			exts = append(exts, x)
+		}
+		var added strings.Builder
+		for _, h := range st.hunks {
+			for _, l := range strings.SplitAfter(h.text, "\n") {
+				if strings.HasPrefix(l, "+") {
+					added.WriteString(l[1:])
+				}
+			}
+		}
+		for _, n := range lang.CalledNames(added.String()) {
+			if !calledSeen[n] {
+				calledSeen[n] = true
+				called = append(called, n)
+			}
+		}
+		if st.facts == nil || lang.IsTestPath(st.c.Path) {
+			continue
+		}
+		for _, h := range st.hunks {
+			if h.lo == 0 {
+				continue
+			}
+			for _, s := range lang.Overlapping(st.facts.Symbols, h.lo, h.hi) {
+				n := s.Short()
+				if len(n) < minCallerName || commonNames[n] || symSeen[n] || s.Kind == lang.KindVar {
+					continue
+				}
+				symSeen[n] = true
+				changedSyms = append(changedSyms, n)
+			}
+		}
+	}
+	if len(exts) == 0 {
+		return nil, nil
+	}
+	words := append(append([]string{}, changedSyms...), called...)
+	if len(words) > maxGrepWords {
+		words = words[:maxGrepWords]
+	}
+	hits, err := b.grep(ctx, words, exts)
+	if err != nil {
+		return nil, err
+	}
+	r := &relationFinder{b: b, changedDirs: changedDirs, changedFile: changedFile, read: map[string]*entry{}}
+	var units []*unit
+
+	// Callees: where the names the added lines call are defined — the
+	// changed files themselves, their package, then anywhere.
+	nCallees := 0
+	for _, name := range called {
+		if nCallees >= maxCallees {
+			break
+		}
+		files := r.rankFiles(hits[name])
+		for _, p := range files {
+			e, err := r.entry(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			f := b.factsOf(p)
+			if e == nil || f == nil {
+				continue
+			}
+			defs := lang.Defined(f.Symbols, name)
+			for _, s := range defs {
+				if s.Kind == lang.KindVar {
+					continue
+				}
+				units = append(units, relationUnit(e, s, classCallee, len(units), RelCalls, r.distance(p)))
+				nCallees++
+			}
+			if len(defs) > 0 {
+				break // the nearest definition is the one called
+			}
+		}
+	}
+
+	// Callers and tests: the definitions that use a changed symbol.
+	nCallers := 0
+	for _, name := range changedSyms {
+		if nCallers >= maxCallers {
+			break
+		}
+		perSymbol := 0
+		for _, p := range r.rankFiles(hits[name]) {
+			if perSymbol >= 6 || nCallers >= maxCallers {
+				break
+			}
+			e, err := r.entry(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			f := b.factsOf(p)
+			if e == nil || f == nil {
+				continue
+			}
+			rel := RelCalledBy
+			if lang.IsTestPath(p) {
+				rel = RelTestOf
+			}
+			seen := map[string]bool{}
+			for _, line := range wordLines(e.original, name) {
+				s, ok := lang.Enclosing(f.Symbols, line, line)
+				if !ok || seen[s.Name] || s.Short() == name {
+					continue
+				}
+				seen[s.Name] = true
+				units = append(units, relationUnit(e, s, classCaller, len(units), rel, r.distance(p)))
+				nCallers++
+				perSymbol++
+				if perSymbol >= 6 {
+					break
+				}
+			}
+		}
+	}
+
+	// Imports: the files the changed files import, as their heads (package
+	// clause, imports, first definitions).
+	nImports := 0
+	resolver, err := r.resolver(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range states {
+		if st.facts == nil || nImports >= maxImports {
+			continue
+		}
+		for _, u := range resolver.Resolve(st.c.Path, st.facts) {
+			if nImports >= maxImports {
+				break
+			}
+			for _, p := range u.Files {
+				if changedFile[p] || lang.IsTestPath(p) {
+					continue
+				}
+				e, err := r.entry(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				if e == nil {
+					continue
+				}
+				units = append(units, headUnit(e, classImport, len(units), RelImports))
+				nImports++
+				break // one file stands for a package
+			}
+		}
+	}
+	return units, nil
+}
+
+// relationUnit is the region of a definition related to the change: the
+// whole definition, or its head when it is long.
+func relationUnit(e *entry, s lang.Symbol, class, rank int, rel string, distance int) *unit {
+	end := s.EndLine
+	if end-s.Line+1 > relationHeadLines {
+		end = s.Line + relationHeadLines - 1
+	}
+	return &unit{class: class, rank: rank, e: e, start: s.Line, end: end, symbol: s.Name, kind: s.Kind,
+		rel: []string{rel}, distance: distance}
+}
+
+// headUnit is the head of a related file.
+func headUnit(e *entry, class, rank int, rel string) *unit {
+	n := lang.CountLines(e.original)
+	return &unit{class: class, rank: rank, e: e, start: 1, end: min(n, relationHeadLines), rel: []string{rel}, distance: 1}
+}
+
+// wordLines returns the 1-based lines of text holding word as a whole word.
+func wordLines(text, word string) []int {
+	var out []int
+	line := 1
+	for i := 0; i < len(text); {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		line += strings.Count(text[i:at], "\n")
+		end := at + len(word)
+		if (at == 0 || !isWordByte(text[at-1])) && (end >= len(text) || !isWordByte(text[end])) {
+			if len(out) == 0 || out[len(out)-1] != line {
+				out = append(out, line)
+			}
+		}
+		i = end
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// grep finds, for each word, the files holding it: through the head tree
+// when the snapshot has one, else in the listed files' text.
+func (b *builder) grep(ctx context.Context, words, exts []string) (map[string][]string, error) {
+	if len(words) == 0 {
+		return map[string][]string{}, nil
+	}
+	if b.snap.Tree != nil {
+		return b.snap.Tree.Grep(ctx, words, exts)
+	}
+	out := map[string][]string{}
+	for _, e := range b.entries {
+		if e.row.Reason != "" || !hasExt(e.file.Path, exts) {
+			continue
+		}
+		for _, w := range words {
+			if len(wordLines(e.original, w)) > 0 {
+				out[w] = append(out[w], e.file.Path)
+			}
+		}
+	}
+	return out, nil
+}
+
+// hasExt reports whether p ends in one of exts (any, when there are none).
+func hasExt(p string, exts []string) bool {
+	for _, x := range exts {
+		if path.Ext(p) == x {
+			return true
+		}
+	}
+	return len(exts) == 0
+}
+
+// relationFinder reads the files relations need, within a bound.
+type relationFinder struct {
+	b           *builder
+	changedDirs map[string]bool
+	changedFile map[string]bool
+	read        map[string]*entry
+	res         *lang.Resolver
+}
+
+// entry reads a related file (at most maxRelationFiles of them).
+func (r *relationFinder) entry(ctx context.Context, p string) (*entry, error) {
+	if e, ok := r.read[p]; ok {
+		return e, nil
+	}
+	if len(r.read) >= maxRelationFiles {
+		return nil, nil
+	}
+	e, err := r.b.entryOf(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	r.read[p] = e
+	return e, nil
+}
+
+// distance is 1 for a file in a changed directory (the same package), 2
+// elsewhere.
+func (r *relationFinder) distance(p string) int {
+	if r.changedDirs[lang.DirOf(p)] {
+		return 1
+	}
+	return 2
+}
+
+// rankFiles orders grep hits: changed files, then their directories, then
+// the rest, by path within each.
+func (r *relationFinder) rankFiles(files []string) []string {
+	out := append([]string(nil), files...)
+	rank := func(p string) int {
+		switch {
+		case r.changedFile[p]:
+			return 0
+		case r.changedDirs[lang.DirOf(p)]:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// resolver resolves imports over the whole head tree (paths only; go.mod
+// texts read on demand).
+func (r *relationFinder) resolver(ctx context.Context) (*lang.Resolver, error) {
+	if r.res != nil {
+		return r.res, nil
+	}
+	paths, err := r.b.treePaths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var readErr error
+	r.res = lang.NewResolver(paths, func(p string) string {
+		e, err := r.b.entryOf(ctx, p)
+		if err != nil {
+			readErr = err
+			return ""
+		}
+		if e == nil {
+			return ""
+		}
+		return e.analysis
+	})
+	return r.res, readErr
+}

@@ -1,0 +1,199 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// headTree is a commit's whole tree behind pack.Tree: what a change-scope
+// snapshot reaches beyond the files it lists. Listing and search use the
+// git CLI where it is on PATH (git ls-tree and git grep read a large tree
+// many times faster than a walk of its objects), and the repository reader
+// otherwise.
+type headTree struct {
+	r      *Repo
+	commit *Commit
+
+	once  sync.Once
+	paths []string
+	err   error
+}
+
+func (r *Repo) headTree(commit *Commit) *headTree {
+	return &headTree{r: r, commit: commit}
+}
+
+// gitCLI reports whether the git CLI can serve this repository.
+func (r *Repo) gitCLI() bool {
+	_, err := exec.LookPath("git")
+	return err == nil && r.b != nil
+}
+
+// Paths lists every path of the tree, sorted, in the snapshot's spelling.
+func (t *headTree) Paths(ctx context.Context) ([]string, error) {
+	t.once.Do(func() {
+		if t.r.gitCLI() {
+			out, err := t.r.fetchGit(ctx, nil, "ls-tree", "-r", "-z", "--name-only", "--full-tree", t.commit.ID.String())
+			if err == nil {
+				for _, p := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
+					if len(p) > 0 {
+						t.paths = append(t.paths, safePath(string(p)))
+					}
+				}
+				sort.Strings(t.paths)
+				return
+			}
+		}
+		files, err := t.r.treeFiles(ctx, t.commit)
+		if err != nil {
+			t.err = err
+			return
+		}
+		for _, f := range files {
+			t.paths = append(t.paths, f.Path)
+		}
+	})
+	return t.paths, t.err
+}
+
+// File returns the tree's entry at p.
+func (t *headTree) File(ctx context.Context, p string) (pack.File, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return pack.File{}, false, err
+	}
+	entry, err := t.r.entryAt(ctx, t.commit, p)
+	if err != nil {
+		return pack.File{}, false, fmt.Errorf("look up %s in the tree of %s: %w", p, t.commit.ID.Short(), err)
+	}
+	if entry == nil || entry.Mode == filemode.Dir {
+		return pack.File{}, false, nil
+	}
+	f, err := t.r.treeFile(ctx, RawPath(p), *entry, t.commit.ID)
+	if err != nil {
+		return pack.File{}, false, err
+	}
+	return f, true, nil
+}
+
+// Grep returns, for each word, the paths holding it as a whole word among
+// the files whose names end in one of exts.
+func (t *headTree) Grep(ctx context.Context, words, exts []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if len(words) == 0 {
+		return out, nil
+	}
+	if t.r.gitCLI() {
+		args := []string{"grep", "-z", "-o", "-w", "-F", "-I", "--no-color", "--no-textconv"}
+		for _, w := range words {
+			args = append(args, "-e", w)
+		}
+		args = append(args, t.commit.ID.String(), "--")
+		for _, x := range exts {
+			args = append(args, "*"+x)
+		}
+		res, err := t.r.fetchGit(ctx, nil, args...)
+		if err == nil || isNoMatch(err) {
+			return parseGrep(res, t.commit.ID.String()+":", out), nil
+		}
+	}
+	return t.grepObjects(ctx, words, exts, out)
+}
+
+// isNoMatch recognises git grep's exit status 1: nothing matched.
+func isNoMatch(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ExitCode() == 1
+}
+
+// parseGrep reads "rev:path\0word\n" records, once per path and word.
+func parseGrep(res []byte, prefix string, out map[string][]string) map[string][]string {
+	seen := map[string]bool{}
+	for len(res) > 0 {
+		nul := bytes.IndexByte(res, 0)
+		if nul < 0 {
+			break
+		}
+		name := strings.TrimPrefix(string(res[:nul]), prefix)
+		res = res[nul+1:]
+		nl := bytes.IndexByte(res, '\n')
+		if nl < 0 {
+			nl = len(res)
+		}
+		word := string(res[:nl])
+		res = res[min(nl+1, len(res)):]
+		p := safePath(name)
+		if key := word + "\x00" + p; !seen[key] {
+			seen[key] = true
+			out[word] = append(out[word], p)
+		}
+	}
+	for w := range out {
+		sort.Strings(out[w])
+	}
+	return out
+}
+
+// grepObjects searches the tree's blobs with go-git, where the CLI cannot.
+func (t *headTree) grepObjects(ctx context.Context, words, exts []string, out map[string][]string) (map[string][]string, error) {
+	files, err := t.r.treeFiles(ctx, t.commit)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if f.Read == nil || !hasExt(f.Path, exts) {
+			continue
+		}
+		data, err := f.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		for _, w := range words {
+			if containsWord(data, w) {
+				out[w] = append(out[w], f.Path)
+			}
+		}
+	}
+	return out, nil
+}
+
+func hasExt(p string, exts []string) bool {
+	if len(exts) == 0 {
+		return true
+	}
+	x := path.Ext(p)
+	for _, e := range exts {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// containsWord reports whether data holds w with no word character (letter,
+// digit, _) on either side, as git grep -w does.
+func containsWord(data []byte, w string) bool {
+	word := func(c byte) bool {
+		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte(w))
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(w)
+		if (at == 0 || !word(data[at-1])) && (end >= len(data) || !word(data[end])) {
+			return true
+		}
+		i = at + 1
+	}
+}
