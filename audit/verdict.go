@@ -46,7 +46,11 @@ const (
 	// CodeRecordMismatch: the transparency record beside the pack is not
 	// its record (another run's, or a write interrupted between the two).
 	CodeRecordMismatch = "record_mismatch"
-	CodeInternal       = "internal_error"
+	// CodeContentUnavailable is a changed file whose content the
+	// repository could not provide (a partial clone's blob its promisor
+	// remote could not send): the change was not checked.
+	CodeContentUnavailable = "content_unavailable"
+	CodeInternal           = "internal_error"
 )
 
 // Check is one failed (or warned, or skipped) check, in seed 001's error
