@@ -148,17 +148,7 @@ func (b *builder) prioritize() []*entry {
 			keyCands = append(keyCands, e)
 		}
 	}
-	sort.SliceStable(keyCands, func(i, j int) bool { return keyLess(keyCands[i], keyCands[j]) })
-	perCat := map[Category]int{}
-	total := 0
-	for _, e := range keyCands {
-		if total >= KeyFilesTotal || perCat[e.index.Category] >= KeyFilesPerCategory {
-			continue
-		}
-		perCat[e.index.Category]++
-		total++
-		e.key = true
-	}
+	markKeyFiles(keyCands)
 	var chosenKeys []*entry
 	for _, e := range keyCands {
 		if e.key && e.role != RolePrimary {
@@ -199,6 +189,22 @@ func (b *builder) prioritize() []*entry {
 	out := append(primary, chosenKeys...)
 	out = append(out, related...)
 	return append(out, rest...)
+}
+
+// markKeyFiles sorts the candidates, most important first, and marks the
+// key files among them under seed 000's limits (5 per category, 25 in all).
+func markKeyFiles(cands []*entry) {
+	sort.SliceStable(cands, func(i, j int) bool { return keyLess(cands[i], cands[j]) })
+	perCat := map[Category]int{}
+	total := 0
+	for _, e := range cands {
+		if total >= KeyFilesTotal || perCat[e.index.Category] >= KeyFilesPerCategory {
+			continue
+		}
+		perCat[e.index.Category]++
+		total++
+		e.key = true
+	}
 }
 
 func keyLess(a, b *entry) bool {

@@ -424,8 +424,7 @@ func boilerplateWhat(p string) string {
 	return "project boilerplate"
 }
 
-// chooseKeyFiles marks the key files among the unchanged candidates under
-// seed 000's limits (5 per category, 25 in all), most important first.
+// chooseKeyFiles marks the key files among the unchanged candidates.
 func (b *builder) chooseKeyFiles() {
 	var cands []*entry
 	for _, e := range b.entries {
@@ -433,17 +432,7 @@ func (b *builder) chooseKeyFiles() {
 			cands = append(cands, e)
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return keyLess(cands[i], cands[j]) })
-	perCat := map[Category]int{}
-	total := 0
-	for _, e := range cands {
-		if total >= KeyFilesTotal || perCat[e.index.Category] >= KeyFilesPerCategory {
-			continue
-		}
-		perCat[e.index.Category]++
-		total++
-		e.key = true
-	}
+	markKeyFiles(cands)
 }
 
 // changeRegions are the regions of a changed file worth sending beside its
