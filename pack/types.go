@@ -86,8 +86,9 @@ type Pack struct {
 	Manifest  Manifest     `json:"manifest"`
 	FileIndex []IndexEntry `json:"file_index"`
 	Changes   []Change     `json:"changes"`
-	// Full pack: key files and the other included contents. Every included
-	// file appears exactly once across the two.
+	// Full pack: key files and the other included contents. A whole-tree
+	// pack sends each included file once; a change pack may send several
+	// regions of one file, never overlapping, each its own item.
 	KeyFiles []KeyFile `json:"key_files,omitzero"`
 	Contents []Item    `json:"contents,omitzero"`
 	// Summary pack (seed 000 SummaryPack).
