@@ -31,6 +31,8 @@ type summaryBuilder struct {
 	resolver *lang.Resolver
 	graph    *lang.Graph
 	changed  map[string]bool
+	// kinds caches notCode per path (see kind).
+	kinds map[string]string
 
 	units []*sumUnit
 	repo  *RepoSummary

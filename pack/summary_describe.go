@@ -340,7 +340,7 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 	// dropped).
 	peripheral := map[string]bool{}
 	for _, e := range out {
-		peripheral[e.Path] = notCode(e.Path, sb.text(e.Path)) != ""
+		peripheral[e.Path] = sb.kind(e.Path) != ""
 	}
 	rank := func(e Entrypoint) int {
 		switch {
@@ -449,12 +449,12 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 	var all []scored
 	add := func(p, typ, desc string, ind []string, score int) {
 		all = append(all, scored{RiskHotspot{Path: p, RiskType: typ, Description: desc, Indicators: capList(ind, maxIndicators)},
-			sb.changed[p], notCode(p, sb.text(p)) == pathExample, score})
+			sb.changed[p], sb.kind(p) == pathExample, score})
 	}
 	for _, p := range sb.paths {
 		e := sb.entries[p]
 		f := sb.facts[p]
-		if k := notCode(p, e.analysis); k != "" && k != pathExample {
+		if k := sb.kind(p); k != "" && k != pathExample {
 			continue
 		}
 		_, source, _ := lang.LanguageName(p)
@@ -538,7 +538,7 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 		if len(in) < hotFanIn {
 			continue
 		}
-		if k := notCode(key, sb.text(key)); k != "" && k != pathExample {
+		if k := sb.kind(key); k != "" && k != pathExample {
 			continue
 		}
 		dirs := map[string]bool{}
@@ -591,18 +591,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // fanIn is the number of (non-test) files importing p's unit.
 func (sb *summaryBuilder) fanIn(p string) int {
-	if n := len(sb.graph.In[p]); n > 0 {
-		return n
-	}
-	if strings.HasSuffix(p, ".go") {
-		d := lang.DirOf(p)
-		key := d + "/"
-		if d == "" {
-			key = "./"
-		}
-		return len(sb.graph.In[key])
-	}
-	return 0
+	return len(sb.graph.In[sb.unitKey(p)])
 }
 
 // repoSummary builds seed 000's RepoSummary from the manifest, the

@@ -146,7 +146,7 @@ func (sb *summaryBuilder) summaryKeyFiles(eps []Entrypoint) []*entry {
 		}
 	}
 	for i, ep := range eps {
-		if notCode(ep.Path, sb.text(ep.Path)) != "" {
+		if sb.kind(ep.Path) != "" {
 			continue
 		}
 		if c := add(ep.Path, keyEntrypoint); c != nil && c.class == keyEntrypoint {
@@ -165,12 +165,12 @@ func (sb *summaryBuilder) summaryKeyFiles(eps []Entrypoint) []*entry {
 			}
 			p = sb.goPackageFile(dir)
 		}
-		if p != "" && sb.coreFanIn(p) > 0 && notCode(p, sb.text(p)) == "" {
+		if p != "" && sb.coreFanIn(p) > 0 && sb.kind(p) == "" {
 			add(p, keyImported)
 		}
 	}
 	for _, p := range sb.paths {
-		if e := sb.entries[p]; e.importance != "" && notCode(p, sb.text(p)) == "" {
+		if e := sb.entries[p]; e.importance != "" && sb.kind(p) == "" {
 			add(p, keyNamed)
 		}
 	}
@@ -205,27 +205,42 @@ func (sb *summaryBuilder) summaryKeyFiles(eps []Entrypoint) []*entry {
 	return out
 }
 
-// text is the (redacted) text extractors read of a packable file.
-func (sb *summaryBuilder) text(p string) string {
-	if e := sb.entries[p]; e != nil {
-		return e.analysis
+// kind is notCode of a path of the tree (a file, or a Go package "dir/"),
+// computed once per path.
+func (sb *summaryBuilder) kind(p string) string {
+	if k, ok := sb.kinds[p]; ok {
+		return k
 	}
-	return ""
+	text := ""
+	if e := sb.entries[p]; e != nil {
+		text = e.analysis
+	}
+	k := notCode(p, text)
+	if sb.kinds == nil {
+		sb.kinds = map[string]string{}
+	}
+	sb.kinds[p] = k
+	return k
+}
+
+// unitKey is the import graph's key of p's unit: the file itself, or for
+// a Go file its package ("dir/", "./" for the root).
+func (sb *summaryBuilder) unitKey(p string) string {
+	if _, ok := sb.graph.In[p]; ok || !strings.HasSuffix(p, ".go") {
+		return p
+	}
+	if d := lang.DirOf(p); d != "" {
+		return d + "/"
+	}
+	return "./"
 }
 
 // coreFanIn counts the files of the project's own code (not tests,
-// examples, docs…) that import p's unit: a file, or for Go its package.
+// examples, docs…) that import p's unit.
 func (sb *summaryBuilder) coreFanIn(p string) int {
-	key := p
-	if strings.HasSuffix(p, ".go") {
-		key = lang.DirOf(p) + "/"
-		if key == "/" {
-			key = "./"
-		}
-	}
 	n := 0
-	for _, q := range sb.graph.In[key] {
-		if notCode(q, sb.text(q)) == "" {
+	for _, q := range sb.graph.In[sb.unitKey(p)] {
+		if sb.kind(q) == "" {
 			n++
 		}
 	}
