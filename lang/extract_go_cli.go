@@ -30,9 +30,10 @@ func goImportName(spec *ast.ImportSpec, imp string) string {
 	return base
 }
 
-// goCommand formats a command as the extractors list it: its full name
-// ("check config"), then its help text when the code states it.
-func goCommand(name, help string) string {
+// commandWithHelp formats a command as the extractors list it (Go and
+// Python alike): its full name ("check config"), then its help text when
+// the code states it.
+func commandWithHelp(name, help string) string {
 	if help = strings.TrimSpace(help); help != "" {
 		return name + ": " + capRunes(help, 120)
 	}
@@ -74,7 +75,7 @@ func goKingpin(file *ast.File, f *Facts, pkg string, imported map[string]bool) {
 				help, _ = goString(l.call.Args[1])
 			}
 			full := strings.TrimSpace(parent + " " + name)
-			f.Commands = append(f.Commands, goCommand(full, help))
+			f.Commands = append(f.Commands, commandWithHelp(full, help))
 			parent, last = full, full
 		}
 		return last
@@ -170,7 +171,7 @@ func goUrfave(file *ast.File, f *Facts, pkg string) {
 		full := parent
 		if name = strings.TrimSpace(name); name != "" {
 			full = strings.TrimSpace(parent + " " + name)
-			f.Commands = append(f.Commands, goCommand(full, usage))
+			f.Commands = append(f.Commands, commandWithHelp(full, usage))
 		}
 		for _, s := range subs {
 			command(s, full)

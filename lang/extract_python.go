@@ -441,6 +441,7 @@ func extractPython(p, text string, f *Facts) {
 	}
 }
 
+// markImport marks the tokens from..to as part of an import statement.
 func markImport(in []bool, from, to int) {
 	for k := from; k <= to && k < len(in); k++ {
 		in[k] = true
@@ -483,7 +484,7 @@ func pyArgparse(s *pyStream, f *Facts) {
 					help, _ = s.str(j + 2)
 				}
 			}
-			f.Commands = append(f.Commands, goCommand(full, help))
+			f.Commands = append(f.Commands, commandWithHelp(full, help))
 			if target != "" {
 				parsers[target] = full
 			}
@@ -625,7 +626,7 @@ func (pd *pyDecorated) decorators(s *pyStream, decorators []int, d int, name str
 				pd.groups[name] = full
 			}
 			help := cmp.Or(kwarg("help"), kwarg("short_help"), pyDocstring(s, d))
-			pd.cmds = append(pd.cmds, pyCmd{recv: recv, name: goCommand(full, help)})
+			pd.cmds = append(pd.cmds, pyCmd{recv: recv, name: commandWithHelp(full, help)})
 		}
 	}
 }
