@@ -330,8 +330,13 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 		}
 		out = append(out, Entrypoint{Path: p, Type: typ, Description: "Listed as an entry point by the project manifest"})
 	}
-	// Libraries: when nothing runs, the package roots.
-	if len(out) == 0 {
+	// Libraries: when nothing of the project's own runs (only examples,
+	// docs or tests do), the package roots.
+	own := false
+	for _, e := range out {
+		own = own || sb.kind(e.Path) == ""
+	}
+	if !own {
 		out = append(out, sb.libraries()...)
 	}
 	// The project's own first (examples, docs and tests after), then
@@ -919,7 +924,7 @@ func (sb *summaryBuilder) filesUnder(dir string) int {
 }
 
 // architecture names the structure from directory names and entry points,
-// with the evidence.
+// with the evidence. Examples, docs and tests are not the structure.
 func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 	top := map[string]int{}
 	dirNames := map[string]bool{}
@@ -927,6 +932,9 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 		p := e.file.Path
 		if first, _, ok := strings.Cut(p, "/"); ok {
 			top[first]++
+		}
+		if sb.kind(p) != "" {
+			continue
 		}
 		for _, d := range strings.Split(lang.DirOf(p), "/") {
 			if d != "" {
@@ -936,6 +944,13 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 	}
 	programs := 0
 	programDirs := map[string]bool{}
+	var own []Entrypoint
+	for _, ep := range eps {
+		if sb.kind(ep.Path) == "" {
+			own = append(own, ep)
+		}
+	}
+	eps = own
 	for _, ep := range eps {
 		if ep.Type != "library" {
 			programs++

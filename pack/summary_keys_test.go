@@ -143,3 +143,22 @@ func main() {
 		t.Errorf("key technologies %q", p.RepoSummary.KeyTechnologies)
 	}
 }
+
+// A library whose only programs are examples: the package root is its entry
+// point, listed first, and the architecture is a library's.
+func TestSummaryLibraryWithExamples(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("pyproject.toml", "[project]\nname = \"pkg\"\n")
+	g.Write("pkg/__init__.py", "from .core import run\n")
+	g.Write("pkg/core.py", "def run():\n    return 1\n")
+	g.Write("examples/demo.py", "from pkg import run\n\nif __name__ == \"__main__\":\n    run()\n")
+	g.Commit("pkg")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "tree", Type: "summary"})
+	got := paths(p.Entrypoints, func(e pack.Entrypoint) string { return e.Type + " " + e.Path })
+	if want := []string{"library pkg/__init__.py", "script examples/demo.py"}; !equal(got, want) {
+		t.Errorf("entrypoints %q, want %q", got, want)
+	}
+	if a := p.RepoSummary.ArchitecturePattern; a != "library (no program entry point found)" {
+		t.Errorf("architecture = %q", a)
+	}
+}
