@@ -352,19 +352,17 @@ func (r *relationFinder) rankFiles(files []string) []string {
 	return out
 }
 
-// resolver resolves imports over the whole head tree (paths only; go.mod
-// texts read on demand).
+// resolver resolves the changed files' imports: over the snapshot's files,
+// or, when the snapshot reaches a larger head tree, listing only the
+// directories the imports name.
 func (r *relationFinder) resolver(ctx context.Context) (*lang.Resolver, error) {
 	if r.res != nil {
 		return r.res, nil
 	}
-	paths, err := r.b.treePaths(ctx)
-	if err != nil {
-		return nil, err
-	}
+	b := r.b
 	var readErr error
-	r.res = lang.NewResolver(paths, func(p string) string {
-		e, err := r.b.entryOf(ctx, p)
+	goMod := func(p string) string {
+		e, err := b.entryOf(ctx, p)
 		if err != nil {
 			readErr = err
 			return ""
@@ -373,6 +371,21 @@ func (r *relationFinder) resolver(ctx context.Context) (*lang.Resolver, error) {
 			return ""
 		}
 		return e.analysis
-	})
+	}
+	known := make([]string, 0, len(b.entries))
+	for _, e := range b.entries {
+		known = append(known, e.file.Path)
+	}
+	if b.snap.Tree == nil {
+		r.res = lang.NewResolver(known, goMod)
+		return r.res, readErr
+	}
+	r.res = lang.NewLazyResolver(known, func(dir string) []string {
+		ps, err := b.snap.Tree.Dir(ctx, dir)
+		if err != nil {
+			readErr = err
+		}
+		return ps
+	}, goMod)
 	return r.res, readErr
 }

@@ -96,6 +96,9 @@ func langFiles(files []File) []lang.File {
 type Tree interface {
 	// Paths lists every path of the tree, sorted.
 	Paths(ctx context.Context) ([]string, error)
+	// Dir lists the files directly in a directory ("" for the root),
+	// sorted; none when there is no such directory.
+	Dir(ctx context.Context, dir string) ([]string, error)
 	// File returns the entry at path; false when there is none.
 	File(ctx context.Context, path string) (File, bool, error)
 	// Grep returns, for each word, the paths whose text holds it, sorted

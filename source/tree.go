@@ -68,6 +68,39 @@ func (t *headTree) Paths(ctx context.Context) ([]string, error) {
 	return t.paths, t.err
 }
 
+// Dir lists the files directly in dir, sorted.
+func (t *headTree) Dir(ctx context.Context, dir string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	tree := t.tree
+	if dir != "" {
+		sub, err := t.tree.Tree(RawPath(dir))
+		if err != nil {
+			if err == object.ErrDirectoryNotFound || err == object.ErrEntryNotFound {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("look up %s in tree %s: %w", dir, t.tree.Hash, err)
+		}
+		tree = sub
+	}
+	var out []string
+	for _, e := range tree.Entries {
+		if e.Mode == filemode.Dir {
+			continue
+		}
+		name := e.Name
+		if dir != "" {
+			name = RawPath(dir) + "/" + name
+		}
+		out = append(out, safePath(name))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // File returns the tree's entry at p.
 func (t *headTree) File(ctx context.Context, p string) (pack.File, bool, error) {
 	if err := ctx.Err(); err != nil {
