@@ -23,16 +23,24 @@ var goRouterImports = map[string]string{
 	"github.com/gofiber/fiber":            "fiber",
 	"github.com/spf13/cobra":              "cobra",
 	"github.com/julienschmidt/httprouter": "httprouter",
+	"github.com/alecthomas/kingpin":       "kingpin",
+	"gopkg.in/alecthomas/kingpin":         "kingpin",
+	"github.com/urfave/cli":               "urfave/cli",
+	"gopkg.in/urfave/cli":                 "urfave/cli",
 }
 
-// goFramework returns the framework of an import path, allowing a /vN suffix.
+// goFramework returns the framework of an import path, allowing a /vN or
+// gopkg.in .vN suffix.
 func goFramework(imp string) string {
 	if fw, ok := goRouterImports[imp]; ok {
 		return fw
 	}
-	if i := strings.LastIndex(imp, "/v"); i > 0 {
-		if _, err := strconv.Atoi(imp[i+2:]); err == nil {
-			return goRouterImports[imp[:i]]
+	// A major version suffix: /v5, or gopkg.in's .v2.
+	for _, sep := range []string{"/v", ".v"} {
+		if i := strings.LastIndex(imp, sep); i > 0 {
+			if _, err := strconv.Atoi(imp[i+2:]); err == nil {
+				return goRouterImports[imp[:i]]
+			}
 		}
 	}
 	return ""
@@ -63,15 +71,25 @@ func extractGo(p, text string, f *Facts) {
 		f.Doc = firstSentence(file.Doc.Text())
 	}
 	routers := false
+	imported := map[string]bool{}     // names the imports bind
+	importPath := map[string]string{} // name an import binds → its path
+	cli := map[string]string{}        // CLI framework → the name its import binds
 	for _, spec := range file.Imports {
 		imp, err := strconv.Unquote(spec.Path.Value)
 		if err != nil {
 			continue
 		}
 		f.addImport(importRef{spec: imp})
+		name := goImportName(spec, imp)
+		imported[name] = true
+		importPath[name] = imp
+		// A Go import is used (the compiler rejects unused ones), so the
+		// import is the evidence of the framework.
 		if fw := goFramework(imp); fw != "" {
 			f.framework(fw)
-			if fw != "cobra" {
+			if goCLIFrameworks[fw] {
+				cli[fw] = name
+			} else {
 				routers = true
 			}
 		}
@@ -149,10 +167,16 @@ func extractGo(p, text string, f *Facts) {
 	}
 	goSignals(file, f, line)
 	if routers {
-		w := &goRouteWalker{f: f, line: line, handled: map[ast.Node]bool{}, fws: map[string]string{}}
+		w := &goRouteWalker{f: f, line: line, handled: map[ast.Node]bool{}, fws: map[string]string{}, imports: importPath}
 		w.walk(file, map[string]string{})
 	}
 	goCobra(file, f)
+	if name, ok := cli["kingpin"]; ok {
+		goKingpin(file, f, name, imported)
+	}
+	if name, ok := cli["urfave/cli"]; ok {
+		goUrfave(file, f, name)
+	}
 }
 
 func firstLine(s string) string {
@@ -373,8 +397,11 @@ type goRouteWalker struct {
 	f       *Facts
 	line    func(token.Pos) int
 	handled map[ast.Node]bool
-	// fws maps router variables to their framework, from their constructor.
+	// fws maps router variables to their framework, from their constructor
+	// or declared type.
 	fws map[string]string
+	// imports maps the names the file's imports bind to their paths.
+	imports map[string]string
 }
 
 // goRouterPkgs maps package names to frameworks, for router constructors.
@@ -392,10 +419,62 @@ func (w *goRouteWalker) note(name string, rhs ast.Expr) {
 		w.fws[name] = fw
 		return
 	}
-	if fw, ok := goRouterPkgs[base]; ok && len(links) > 0 {
-		switch links[0].name {
-		case "NewServeMux", "NewRouter", "New", "Default":
+	if len(links) == 0 {
+		return
+	}
+	switch links[0].name {
+	case "NewServeMux", "NewRouter", "New", "Default":
+		if fw, ok := goRouterPkgs[base]; ok {
 			w.fws[name] = fw
+		} else if imp, ok := w.imports[base]; ok {
+			// A router of a package the extractor does not know: its
+			// import path is the evidence.
+			w.fws[name] = imp
+		}
+	}
+}
+
+// params records the framework of router parameters from their declared
+// type: r *gin.Engine, r chi.Router, or r *route.Router of a package the
+// extractor does not know (labelled with its import path).
+func (w *goRouteWalker) params(ft *ast.FuncType) {
+	if ft == nil || ft.Params == nil {
+		return
+	}
+	for _, field := range ft.Params.List {
+		t := field.Type
+		if st, ok := t.(*ast.StarExpr); ok {
+			t = st.X
+		}
+		sel, ok := t.(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		imp, ok := w.imports[pkg.Name]
+		if !ok {
+			continue
+		}
+		typ := sel.Sel.Name
+		fw := goFramework(imp)
+		switch {
+		case fw != "" && !goCLIFrameworks[fw]:
+			// gin.Engine, gin.RouterGroup, echo.Group, chi.Router, fiber.App…,
+			// not http.Request or gin.Context.
+			if !strings.Contains(typ, "Router") && !strings.Contains(typ, "Mux") && !strings.Contains(typ, "Routes") &&
+				typ != "Engine" && typ != "Group" && typ != "Echo" && typ != "App" {
+				continue
+			}
+		case strings.Contains(typ, "Router") || strings.Contains(typ, "Mux"):
+			fw = imp
+		default:
+			continue
+		}
+		for _, n := range field.Names {
+			w.fws[n.Name] = fw
 		}
 	}
 }
@@ -491,6 +570,10 @@ func (w *goRouteWalker) walk(n ast.Node, scope map[string]string) {
 					w.note(id.Name, x.Values[i])
 				}
 			}
+		case *ast.FuncDecl:
+			w.params(x.Type)
+		case *ast.FuncLit:
+			w.params(x.Type)
 		case *ast.CallExpr:
 			if w.handled[x] {
 				return true
@@ -592,15 +675,22 @@ func (w *goRouteWalker) call(call *ast.CallExpr, scope map[string]string) bool {
 }
 
 // frameworkOf is the framework of a route registered on base: the
-// variable's constructor, the package itself, or the file's router import.
-func (w *goRouteWalker) frameworkOf(base string) string {
+// variable's constructor or type, the package itself, or the file's router
+// import. methodStyle routes (r.Get("/p", h)) are not net/http's API: on a
+// router of unknown origin in a file whose only router import is net/http
+// the framework is "" (not identified).
+func (w *goRouteWalker) frameworkOf(base string, methodStyle bool) string {
 	if fw, ok := w.fws[base]; ok {
 		return fw
 	}
 	if fw, ok := goRouterPkgs[base]; ok {
 		return fw
 	}
-	return w.framework()
+	fw := w.framework()
+	if fw == "net/http" && methodStyle {
+		return ""
+	}
+	return fw
 }
 
 func (w *goRouteWalker) framework() string {
@@ -662,7 +752,7 @@ func (w *goRouteWalker) routeOf(base, name string, args []ast.Expr, prefix strin
 			return nil // not a path (a host-only pattern or a URL)
 		}
 	}
-	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.frameworkOf(base)}
+	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.frameworkOf(base, false)}
 	if len(rest) > 0 {
 		r.Handler = goHandlerName(rest[len(rest)-1])
 	}
@@ -678,7 +768,7 @@ func (w *goRouteWalker) methodRoute(base, method string, args []ast.Expr, prefix
 	if !ok || !strings.HasPrefix(p, "/") && p != "" {
 		return nil
 	}
-	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.frameworkOf(base)}
+	r := &Route{Method: method, Path: joinRoute(prefix, p), Line: w.line(args[0].Pos()), Framework: w.frameworkOf(base, true)}
 	if r.Path == "" {
 		r.Path = "/"
 	}

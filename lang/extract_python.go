@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"cmp"
 	"path"
 	"strings"
 )
@@ -249,7 +250,12 @@ func extractPython(p, text string, f *Facts) {
 	hasAll := false
 	var topLevel []string
 	prefixes := map[string]string{} // router variable → url prefix
-	var decorators []int            // indexes of "@" of pending decorators
+	ctors := map[string]string{}    // router variable → its constructor (Flask, APIRouter…)
+	bound := map[string]string{}    // name an import binds → the imported module's root
+	inImport := make([]bool, len(t))
+	used := map[string]bool{} // module roots whose imported names the code uses
+	dec := &pyDecorated{groups: map[string]string{}}
+	var decorators []int // indexes of "@" of pending decorators
 	type scope struct {
 		name   string
 		indent int32
@@ -280,14 +286,20 @@ func extractPython(p, text string, f *Facts) {
 		}
 		switch {
 		case x.bol && x.text == "import":
+			markImport(inImport, i, s.lineEnd(i))
 			for j := i + 1; j <= s.lineEnd(i); {
 				name, next := s.dotted(j)
 				if name == "" {
 					break
 				}
 				f.addImport(importRef{spec: name})
+				root, _, _ := strings.Cut(name, ".")
+				bound[root] = root
 				j = next
 				if s.ident(j, "as") {
+					if s.isName(j + 1) {
+						bound[t[j+1].text] = root
+					}
 					j += 2
 				}
 				if !s.punct(j, ",") {
@@ -312,9 +324,21 @@ func extractPython(p, text string, f *Facts) {
 			j++
 			var names []string
 			end := s.lineEnd(i)
+			markImport(inImport, i, end)
+			root, _, _ := strings.Cut(mod, ".")
 			for ; j <= end; j++ {
 				if s.isName(j) && !s.ident(j, "as") && !s.ident(j-1, "as") {
 					names = append(names, t[j].text)
+					if level == 0 {
+						if s.ident(j+1, "as") && s.isName(j+2) {
+							bound[t[j+2].text] = root
+						} else {
+							bound[t[j].text] = root
+						}
+					}
+				}
+				if s.punct(j, "*") && level == 0 {
+					used[root] = true // a star import: its names are not known
 				}
 			}
 			f.addImport(importRef{spec: strings.Repeat(".", level) + mod, names: names, level: level})
@@ -338,7 +362,7 @@ func extractPython(p, text string, f *Facts) {
 				}
 				topLevel = append(topLevel, kind+name)
 			}
-			pyDecorators(s, decorators, name, prefixes, f)
+			dec.decorators(s, decorators, i, name, prefixes)
 			decorators = decorators[:0]
 			f.Funcs = append(f.Funcs, pyFunc(s, i, qual))
 			scopes = append(scopes, scope{name, x.indent, false})
@@ -375,6 +399,7 @@ func extractPython(p, text string, f *Facts) {
 			switch t[i+2].text {
 			case "APIRouter", "Blueprint", "FastAPI", "Flask", "Router":
 				prefixes[x.text] = ""
+				ctors[x.text] = t[i+2].text
 				end := s.close(i + 3)
 				for j := i + 4; j < end; j++ {
 					if (s.ident(j, "prefix") || s.ident(j, "url_prefix")) && s.punct(j+1, "=") {
@@ -392,21 +417,76 @@ func extractPython(p, text string, f *Facts) {
 		f.Exports = append(f.Exports, topLevel...)
 		f.TopLevel = true
 	}
+	// A framework label needs its import and a use of what the import
+	// binds (a call, a decorator, a base class…).
+	for i, x := range t {
+		if x.kind == tIdent && !inImport[i] && !s.punct(i-1, ".") {
+			if root, ok := bound[x.text]; ok {
+				used[root] = true
+			}
+		}
+	}
 	for _, imp := range f.Imports {
 		root, _, _ := strings.Cut(strings.TrimLeft(imp, "."), ".")
-		if fw := pyFrameworks[root]; fw != "" && !strings.HasPrefix(imp, ".") {
+		if fw := pyFrameworks[root]; fw != "" && !strings.HasPrefix(imp, ".") && used[root] {
 			f.framework(fw)
 		}
 	}
+	dec.resolve(f, ctors)
 	if HasFramework(f, "django") {
 		pyDjangoRoutes(s, f)
 	}
 	if HasFramework(f, "argparse") {
-		for i := range t {
-			if s.ident(i, "add_parser") && s.punct(i-1, ".") && s.punct(i+1, "(") {
-				if v, ok := s.str(i + 2); ok {
-					f.Commands = append(f.Commands, v)
+		pyArgparse(s, f)
+	}
+}
+
+// markImport marks the tokens from..to as part of an import statement.
+func markImport(in []bool, from, to int) {
+	for k := from; k <= to && k < len(in); k++ {
+		in[k] = true
+	}
+}
+
+// pyArgparse finds argparse subcommands: sub.add_parser("name", help="…")
+// on the result of parser.add_subparsers(). A parser assigned to a
+// variable is the parent of the subcommands added under it, so nested ones
+// get their full name ("db migrate").
+func pyArgparse(s *pyStream, f *Facts) {
+	t := s.t
+	parsers := map[string]string{} // parser variable → its command's full name
+	subs := map[string]string{}    // subparsers variable → the full name of its parser
+	for i := range t {
+		if !s.punct(i-1, ".") || !s.punct(i+1, "(") || !s.isName(i-2) {
+			continue
+		}
+		recv := t[i-2].text
+		// "x = recv.add_…(" assigns the result to x.
+		target := ""
+		if s.punct(i-3, "=") && s.isName(i-4) && t[i-4].bol {
+			target = t[i-4].text
+		}
+		switch t[i].text {
+		case "add_subparsers":
+			if target != "" {
+				subs[target] = parsers[recv]
+			}
+		case "add_parser":
+			name, ok := s.str(i + 2)
+			if !ok || strings.TrimSpace(name) == "" {
+				continue
+			}
+			full := strings.TrimSpace(subs[recv] + " " + name)
+			help := ""
+			end := s.close(i + 1)
+			for j := i + 3; j < end; j++ {
+				if s.ident(j, "help") && s.punct(j+1, "=") {
+					help, _ = s.str(j + 2)
 				}
+			}
+			f.Commands = append(f.Commands, commandWithHelp(full, help))
+			if target != "" {
+				parsers[target] = full
 			}
 		}
 	}
@@ -465,9 +545,31 @@ func pyFunc(s *pyStream, i int, name string) Func {
 	return fn
 }
 
-// pyDecorators turns route and command decorators of the def name into
-// routes and commands.
-func pyDecorators(s *pyStream, decorators []int, name string, prefixes map[string]string, f *Facts) {
+// pyDecorated collects the routes and commands that decorators declare;
+// which framework they belong to is known only once the file's imports and
+// their use are (resolve).
+type pyDecorated struct {
+	routes []pyRoute
+	cmds   []pyCmd
+	// groups maps a click group function to its full command name ("" for
+	// the root group).
+	groups map[string]string
+}
+
+type pyRoute struct {
+	r       Route
+	recv    string
+	meth    string
+	methods []string // explicit methods=[…]
+}
+
+type pyCmd struct {
+	recv, name string
+}
+
+// decorators records the route and command decorators of the def whose
+// line starts at d.
+func (pd *pyDecorated) decorators(s *pyStream, decorators []int, d int, name string, prefixes map[string]string) {
 	t := s.t
 	for _, at := range decorators {
 		obj, next := s.dotted(at + 1)
@@ -480,19 +582,25 @@ func pyDecorators(s *pyStream, decorators []int, name string, prefixes map[strin
 		}
 		args := s.punct(next, "(")
 		first := ""
+		end := next
 		if args {
 			first, _ = s.str(next + 1)
+			end = s.close(next)
+		}
+		kwarg := func(key string) string {
+			for j := next + 1; j < end; j++ {
+				if s.ident(j, key) && s.punct(j+1, "=") {
+					v, _ := s.str(j + 2)
+					return v
+				}
+			}
+			return ""
 		}
 		switch {
 		case recv != "" && pyRouteMethods[meth] != "" && args && strings.HasPrefix(first, "/"):
-			fw := "fastapi"
-			if HasFramework(f, "flask") {
-				fw = "flask"
-			}
-			f.Routes = append(f.Routes, Route{Method: pyRouteMethods[meth], Path: joinRoute(prefixes[recv], first), Handler: name, Line: t[at].line, Framework: fw})
+			pd.routes = append(pd.routes, pyRoute{r: Route{Method: pyRouteMethods[meth], Path: joinRoute(prefixes[recv], first), Handler: name, Line: t[at].line}, recv: recv, meth: meth})
 		case recv != "" && (meth == "route" || meth == "api_route") && args && strings.HasPrefix(first, "/"):
 			var methods []string
-			end := s.close(next)
 			for j := next + 1; j < end; j++ {
 				if s.ident(j, "methods") && s.punct(j+1, "=") {
 					for k := j + 2; k < end && !s.ident(k, "methods"); k++ {
@@ -505,32 +613,95 @@ func pyDecorators(s *pyStream, decorators []int, name string, prefixes map[strin
 					}
 				}
 			}
-			fw := "flask"
-			if meth == "api_route" || HasFramework(f, "fastapi") && !HasFramework(f, "flask") {
-				fw = "fastapi"
-			}
-			if len(methods) == 0 {
-				methods = []string{"GET"}
-				if fw == "fastapi" {
-					methods = []string{"ANY"}
+			pd.routes = append(pd.routes, pyRoute{r: Route{Path: joinRoute(prefixes[recv], first), Handler: name, Line: t[at].line}, recv: recv, meth: meth, methods: methods})
+		case recv != "" && (meth == "command" || meth == "group"):
+			cmd := cmp.Or(first, kwarg("name"), pyCommandName(name))
+			parent := pd.groups[recv]
+			full := strings.TrimSpace(parent + " " + cmd)
+			if meth == "group" {
+				if recv == "click" {
+					pd.groups[name] = "" // the root group is the program itself
+					continue
 				}
+				pd.groups[name] = full
 			}
-			for _, m := range methods {
-				f.Routes = append(f.Routes, Route{Method: m, Path: joinRoute(prefixes[recv], first), Handler: name, Line: t[at].line, Framework: fw})
-			}
-		case meth == "command" || meth == "group" && recv != "":
-			if recv == "" {
-				continue
-			}
-			cmd := first
-			if cmd == "" {
-				cmd = strings.ReplaceAll(name, "_", "-")
-			}
-			if meth == "command" {
-				f.Commands = append(f.Commands, cmd)
-			}
+			help := cmp.Or(kwarg("help"), kwarg("short_help"), pyDocstring(s, d))
+			pd.cmds = append(pd.cmds, pyCmd{recv: recv, name: commandWithHelp(full, help)})
 		}
 	}
+}
+
+// resolve adds the routes with the framework the evidence names, and the
+// commands of click, typer or Flask's CLI.
+func (pd *pyDecorated) resolve(f *Facts, ctors map[string]string) {
+	flask, fastapi := HasFramework(f, "flask"), HasFramework(f, "fastapi")
+	for _, pr := range pd.routes {
+		r := pr.r
+		root, _, _ := strings.Cut(pr.recv, ".")
+		switch ctors[root] {
+		case "Flask", "Blueprint":
+			r.Framework = "flask"
+		case "FastAPI", "APIRouter":
+			r.Framework = "fastapi"
+		default:
+			switch {
+			case flask && !fastapi:
+				r.Framework = "flask"
+			case fastapi && (!flask || pr.meth == "api_route"):
+				r.Framework = "fastapi"
+			}
+		}
+		if r.Method != "" {
+			f.Routes = append(f.Routes, r)
+			continue
+		}
+		methods := pr.methods
+		if len(methods) == 0 {
+			methods = []string{"GET"} // Flask's default
+			if pr.meth == "api_route" {
+				methods = []string{"ANY"}
+			}
+		}
+		for _, m := range methods {
+			r.Method = m
+			f.Routes = append(f.Routes, r)
+		}
+	}
+	cli := HasFramework(f, "click") || HasFramework(f, "typer")
+	for _, c := range pd.cmds {
+		// Flask's app.cli and blueprint.cli are click groups.
+		if cli || flask && (strings.HasSuffix(c.recv, ".cli") || pd.isGroup(c.recv)) {
+			f.Commands = append(f.Commands, c.name)
+		}
+	}
+}
+
+func (pd *pyDecorated) isGroup(name string) bool {
+	_, ok := pd.groups[name]
+	return ok
+}
+
+// pyCommandName is click's and typer's name for a command function:
+// lower case, "_" as "-", without a _command, _cmd, _group or _grp suffix.
+func pyCommandName(fn string) string {
+	n := strings.ToLower(fn)
+	for _, suf := range []string{"_command", "_cmd", "_group", "_grp"} {
+		if strings.HasSuffix(n, suf) && len(n) > len(suf) {
+			n = strings.TrimSuffix(n, suf)
+			break
+		}
+	}
+	return strings.ReplaceAll(strings.Trim(n, "_"), "_", "-")
+}
+
+// pyDocstring is the first sentence of the docstring of the def whose line
+// starts at d.
+func pyDocstring(s *pyStream, d int) string {
+	j := s.lineEnd(d) + 1
+	if j < len(s.t) && s.t[j].bol && s.t[j].kind == tString && !s.t[j].fstr && s.t[j].indent > s.t[d].indent {
+		return firstSentence(s.t[j].text)
+	}
+	return ""
 }
 
 // pyDjangoRoutes finds path("route/", view) entries of urls.py.

@@ -1231,6 +1231,9 @@ func (r *mfReader) purpose(infos []*mfInfo) string {
 		}
 	}
 	slices.SortFunc(cands, func(a, b readme) int { return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.path, b.path)) })
+	// A README's descriptive paragraph wins; a root manifest's description
+	// comes before a README's short or HTML-only text.
+	fallback := ""
 	for _, c := range cands {
 		data, ok := r.read(c.path, mfMaxReadmeBytes, true)
 		if !ok {
@@ -1240,9 +1243,11 @@ func (r *mfReader) purpose(infos []*mfInfo) string {
 			data = data[:mfReadmeScanBytes]
 		}
 		text := strings.ToValidUTF8(string(data), "\uFFFD")
-		if s := mfReadmeParagraph(text, strings.HasSuffix(strings.ToLower(c.path), ".rst")); s != "" {
-			return s
+		best, short := mfReadmePurpose(text, strings.HasSuffix(strings.ToLower(c.path), ".rst"))
+		if best != "" {
+			return best
 		}
+		fallback = cmp.Or(fallback, short)
 	}
 	for _, k := range mfKindOrder {
 		for _, in := range infos {
@@ -1251,12 +1256,12 @@ func (r *mfReader) purpose(infos []*mfInfo) string {
 			}
 		}
 	}
-	return ""
+	return fallback
 }
 
 var (
 	mfHTMLComment  = regexp.MustCompile(`(?s)<!--.*?-->`)
-	mfATXHeading   = regexp.MustCompile(`^#{1,6}(\s|$)`)
+	mfATXHeading   = regexp.MustCompile(`^(#{1,6})(\s|$)`)
 	mfListItem     = regexp.MustCompile(`^([-*+]|\d{1,9}[.)])(\s|$)`)
 	mfRefDef       = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
 	mfRSTField     = regexp.MustCompile(`^:[^:\s][^:]*:(\s|$)`)
@@ -1282,17 +1287,40 @@ var (
 	mfLinkOnlyLine = regexp.MustCompile(`\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]`)
 )
 
-// mfReadmeParagraph returns the first prose paragraph of a README (markdown or,
-// with rst, reStructuredText), as plain text capped at 300 characters. It
-// skips front matter, headings, badges and images, HTML-only lines, HTML
-// comments, code fences and indented code, lists, tables, link definitions and
-// rst directives; links become their text, emphasis and inline code marks are
-// removed. It returns "" when there is no prose paragraph.
+// mfReadmeParagraph returns the README's first descriptive paragraph
+// (markdown or, with rst, reStructuredText) as plain text capped at 300
+// characters, or, when it has none, its first short one (see mfReadmePurpose).
 func mfReadmeParagraph(text string, rst bool) string {
+	best, fallback := mfReadmePurpose(text, rst)
+	return cmp.Or(best, fallback)
+}
+
+// mfReadmePurpose finds the first descriptive paragraph of a README. It
+// skips front matter, headings, badges and images, HTML blocks and HTML-only
+// lines, HTML comments, code fences and indented code, lists, tables, link
+// definitions, rst directives and navigation lines ("Docs | Blog"); whole
+// sections whose heading is not about what the project is (Installation,
+// License, Sponsors, Table of contents, a release announcement…); and
+// paragraphs that announce a release ("v2 is out", "We're excited…",
+// "NEWS: …") or only point elsewhere ("Visit x.io for the full
+// documentation"). Links become their text, emphasis and inline code marks
+// are removed.
+//
+// best is the first such paragraph of at least mfMinPurposeWords words.
+// fallback, when there is no best, is the first shorter one, else the text
+// of the first HTML block that passes the same filters; both are "" when
+// there is none.
+func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\uFEFF")
 	text = mfHTMLComment.ReplaceAllString(text, "")
 	lines := strings.Split(text, "\n")
+	refs := map[string]bool{} // labels of link reference definitions
+	for _, l := range lines {
+		if m := mfRefDefLabel.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			refs[strings.ToLower(m[1])] = true
+		}
+	}
 	i := 0
 	if !rst && len(lines) > 0 && strings.TrimSpace(lines[0]) == "---" {
 		for j := 1; j < len(lines) && j < 100; j++ {
@@ -1302,21 +1330,68 @@ func mfReadmeParagraph(text string, rst bool) string {
 			}
 		}
 	}
+	var short, htmlText string
 	var para []string
+	// skipLevel > 0: inside a section that is skipped, until a heading of
+	// this level or higher (or a thematic break).
+	skipLevel := 0
+	heading := func(level int, title string) {
+		if skipLevel > 0 && level > skipLevel {
+			return
+		}
+		skipLevel = 0
+		if mfSkipSection(mfCleanProse(title, rst)) {
+			skipLevel = level
+		}
+	}
+	// consider judges a paragraph; it returns the paragraph when it is the answer.
+	consider := func(raw string, html bool) string {
+		if skipLevel > 0 {
+			return ""
+		}
+		s := mfCleanProse(mfShortcutRefs(raw, refs), rst)
+		if !mfHasWord(s) || mfNavigation(s) || mfNotDescriptive(s) {
+			return ""
+		}
+		s = mfCapWords(s, mfMaxPurpose)
+		switch {
+		case html:
+			if htmlText == "" {
+				htmlText = s
+			}
+		case mfWords(s) >= mfMinPurposeWords:
+			return s
+		case short == "":
+			short = s
+		}
+		return ""
+	}
 	flush := func() string {
 		if len(para) == 0 {
 			return ""
 		}
-		s := mfCleanProse(strings.Join(para, " "), rst)
+		s := consider(strings.Join(para, " "), false)
 		para = nil
-		if !mfHasWord(s) {
-			return ""
-		}
-		return mfCapWords(s, mfMaxPurpose)
+		return s
 	}
 	var fenceChar byte
 	fenceLen := 0
 	inDirective := false
+	inAlert := false
+	var htmlBlock []string // lines of the HTML block being read
+	htmlLevel := 0         // its heading level when it opens with <h1>…<h6>
+	endHTML := func() {
+		if htmlBlock == nil {
+			return
+		}
+		body := strings.Join(htmlBlock, " ")
+		if htmlLevel > 0 {
+			heading(htmlLevel, body)
+		} else {
+			consider(body, true)
+		}
+		htmlBlock, htmlLevel = nil, 0
+	}
 	for ; i < len(lines); i++ {
 		raw := strings.TrimRight(lines[i], " \t")
 		t := strings.TrimSpace(raw)
@@ -1326,9 +1401,16 @@ func mfReadmeParagraph(text string, rst bool) string {
 			}
 			continue
 		}
+		if htmlBlock != nil {
+			if t != "" {
+				htmlBlock = append(htmlBlock, t)
+				continue
+			}
+			endHTML()
+		}
 		if c, n := mfFence(t); n > 0 && (!rst || c == '`') && !strings.HasPrefix(raw, "    ") {
 			if s := flush(); s != "" {
-				return s
+				return s, ""
 			}
 			fenceChar, fenceLen = c, n
 			continue
@@ -1341,13 +1423,13 @@ func mfReadmeParagraph(text string, rst bool) string {
 		}
 		if t == "" {
 			if s := flush(); s != "" {
-				return s
+				return s, ""
 			}
 			continue
 		}
 		if rst && (strings.HasPrefix(raw, ".. ") || raw == "..") {
 			if s := flush(); s != "" {
-				return s
+				return s, ""
 			}
 			inDirective = true
 			continue
@@ -1357,28 +1439,64 @@ func mfReadmeParagraph(text string, rst bool) string {
 			continue // code block, literal block or block quote
 		}
 		if c, ok := mfDecoration(t); ok {
-			if rst || c == '=' || c == '-' {
-				para = nil // an underlined (setext / rst) heading
-				continue
-			}
-			if s := flush(); s != "" { // a thematic break
-				return s
+			switch {
+			case len(para) > 0 && (rst || c == '=' || c == '-'):
+				// An underlined (setext / rst) heading.
+				level := 2
+				if c == '=' || rst {
+					level = 1
+				}
+				heading(level, strings.Join(para, " "))
+				para = nil
+			case rst:
+				// An rst overline.
+			default:
+				// A thematic break ends a skipped section, as the next
+				// heading would.
+				if s := flush(); s != "" {
+					return s, ""
+				}
+				skipLevel = 0
 			}
 			continue
 		}
 		if !rst {
+			quoted := strings.HasPrefix(t, ">")
+			if !quoted {
+				inAlert = false
+			}
 			for strings.HasPrefix(t, ">") {
 				t = strings.TrimSpace(t[1:])
 			}
+			if inAlert {
+				continue // the body of a GitHub alert (> [!NOTE]) is no description
+			}
 			if t == "" || mfAlertMarker.MatchString(t) {
 				if s := flush(); s != "" {
-					return s
+					return s, ""
 				}
+				inAlert = quoted && t != ""
 				continue
 			}
 		}
-		nonProse := (!rst && mfATXHeading.MatchString(t)) ||
-			mfListItem.MatchString(t) ||
+		if m := mfHTMLBlockStart.FindStringSubmatch(t); m != nil && !rst {
+			if s := flush(); s != "" {
+				return s, ""
+			}
+			htmlBlock = []string{t}
+			if tag := strings.ToLower(m[1]); len(tag) == 2 && tag[0] == 'h' && tag[1] >= '1' && tag[1] <= '6' {
+				htmlLevel = int(tag[1] - '0')
+			}
+			continue
+		}
+		if m := mfATXHeading.FindStringSubmatch(t); m != nil && !rst {
+			if s := flush(); s != "" {
+				return s, ""
+			}
+			heading(len(m[1]), strings.TrimRight(strings.TrimSpace(t[len(m[0]):]), "# "))
+			continue
+		}
+		nonProse := mfListItem.MatchString(t) ||
 			strings.HasPrefix(t, "|") ||
 			mfRefDef.MatchString(t) ||
 			(rst && mfRSTField.MatchString(t)) ||
@@ -1393,13 +1511,114 @@ func mfReadmeParagraph(text string, rst bool) string {
 		}
 		if nonProse {
 			if s := flush(); s != "" {
-				return s
+				return s, ""
 			}
 			continue
 		}
 		para = append(para, t)
 	}
-	return flush()
+	endHTML()
+	if s := flush(); s != "" {
+		return s, ""
+	}
+	return "", cmp.Or(short, htmlText)
+}
+
+// mfMinPurposeWords is the fewest words a descriptive paragraph has; a
+// shorter one ("Contents", "Why choose it?") is taken only when there is
+// nothing longer.
+const mfMinPurposeWords = 4
+
+var (
+	mfRefDefLabel    = regexp.MustCompile(`^\[([^\]^][^\]]*)\]:\s*\S`)
+	mfLabelledURL    = regexp.MustCompile(`^[^:]{1,40}:\s*\S+://\S+$`)
+	mfShortcutRef    = regexp.MustCompile(`\[([^\[\]]+)\]`)
+	mfHTMLBlockStart = regexp.MustCompile(`(?i)^</?(address|article|aside|blockquote|body|center|details|dialog|dd|div|dl|dt|figcaption|figure|footer|form|h[1-6]|header|hr|html|iframe|legend|li|main|nav|ol|p|picture|section|summary|table|tbody|td|tfoot|th|thead|title|tr|ul)(\s|/?>|$)`)
+	// mfSkipHeading matches the titles of README sections that do not say
+	// what the project is.
+	mfSkipHeading = regexp.MustCompile(`(?i)^(table of contents|contents|toc|install|installation|installing|setup|getting started|quick ?start|usage|examples?|license|licence|licensing|contributing|contributors?|contributions?|how to contribute|sponsors?|sponsorship|backers|supporters|donate|donations?|funding|support|changelog|change ?log|news|release notes|releases?|what'?s new|requirements|prerequisites|build|building|testing|tests|development|security|code of conduct|acknowledge?ments|credits|authors|maintainers|team|status|badges|documentation|docs|links|community|faq|roadmap|benchmarks?)\b`)
+	// mfAnnouncement matches a release announcement: in a heading or as the
+	// first sentence of a paragraph.
+	mfAnnouncement = regexp.MustCompile(`(?i)(\bv?\d+(\.\d+)+\S*\s+(is|has\s+been)\s+(now\s+)?(officially\s+)?(out|available|released|here|live)\b|\b(version|release)\s+\S+\s+(is|has\s+been)\s+(now\s+)?(out|available|released|here|live)\b|\bis\s+(now\s+)?out\b|\b(has\s+been|just|is\s+now)\s+released\b|^announc(ing|ement)\b|\bwe(\s+are|'re|’re)\s+(very\s+|so\s+)?(excited|happy|pleased|thrilled|proud|glad|delighted)\b|\brelease\s+announcement\b|^(this|the\s+latest|the\s+new)\s+release\b|^(news|update|announcement|breaking|important|notice|note|attention|warning|caution|heads[- ]up|psa|deprecated|deprecation( notice)?)\s*[:!])`)
+	// mfPointer matches a sentence that only sends the reader elsewhere.
+	mfPointer = regexp.MustCompile(`(?i)^(please\s+)?(visit|see|read|check\s+out|go\s+to|head\s+(over\s+)?to|refer\s+to|browse|find|look\s+at|for\s+(the\s+)?(full|complete|more|detailed|latest)?\s*(documentation|docs|details|information|info|examples|guides?))\b.*\b(documentation|docs|website|site|guides?|examples|tutorials?|wiki|homepage|home page|blog|details|information|info|manual|reference)\b`)
+)
+
+// mfShortcutRefs turns markdown's shortcut and collapsed reference links
+// ("[WSGI]", "[WSGI][]") whose label is defined in the document into their
+// text; other bracketed text stays as written.
+func mfShortcutRefs(s string, refs map[string]bool) string {
+	if len(refs) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range mfShortcutRef.FindAllStringIndex(s, -1) {
+		label := s[m[0]+1 : m[1]-1]
+		// "[text](url)", "[text][ref]", "![alt]" are links and images, not
+		// shortcut references; mfCleanProse handles them.
+		full := m[1] < len(s) && (s[m[1]] == '(' || s[m[1]] == '[' && !strings.HasPrefix(s[m[1]:], "[]"))
+		if full || m[0] > 0 && (s[m[0]-1] == ']' || s[m[0]-1] == '!') || !refs[strings.ToLower(label)] {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(label)
+		last = m[1]
+		if strings.HasPrefix(s[last:], "[]") {
+			last += 2
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// mfSkipSection reports whether a section under this heading is skipped.
+func mfSkipSection(title string) bool {
+	t := strings.TrimLeftFunc(title, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
+	return mfSkipHeading.MatchString(t) || mfAnnouncement.MatchString(t)
+}
+
+// mfNotDescriptive reports a paragraph whose first sentence announces a
+// release or only points elsewhere.
+func mfNotDescriptive(s string) bool {
+	first := mfFirstSentence(strings.TrimLeftFunc(s, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }))
+	return mfAnnouncement.MatchString(first) || mfPointer.MatchString(first) || mfLabelledURL.MatchString(s)
+}
+
+// mfFirstSentence is s up to its first sentence end (". ", "! ", "? ").
+func mfFirstSentence(s string) string {
+	for i := 0; i+1 < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
+			return s[:i+1]
+		}
+	}
+	return s
+}
+
+// mfNavigation reports a line of short items separated by "|", "•" or "·"
+// (language switchers, link bars).
+func mfNavigation(s string) bool {
+	parts := strings.FieldsFunc(s, func(c rune) bool { return c == '|' || c == '•' || c == '·' })
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if mfWords(p) > 4 {
+			return false
+		}
+	}
+	return true
+}
+
+// mfWords counts the words of s that hold a letter or digit.
+func mfWords(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if mfHasWord(w) {
+			n++
+		}
+	}
+	return n
 }
 
 // mfFence returns the fence character and run length when t opens or closes a

@@ -517,6 +517,58 @@ Widget is a [small library](https://example.com/docs) for ` + "`widgets`" + ` &a
 		{"tilde fence", "~~~\ncode\n~~~\nAfter fence.\n", false, "After fence."},
 		{"heading right after text", "Intro line\n# Heading\nmore\n", false, "Intro line"},
 		{"nothing", "# Only a heading\n\n```\ncode\n```\n", false, ""},
+		// Issue 12: release announcements, pointers, HTML blocks, sections.
+		{"announcement section until thematic break", "# Gin Web Framework\n\n[![CI](b.svg)](ci)\n\n## 📰 Gin 1.12.0 is now available!\n\nWe're excited to announce the release of **[Gin 1.12.0](https://x)**! Check out the [release announcement](https://x) for the full details.\n\n---\n\nGin is a high-performance HTTP web framework written in [Go](https://go.dev/).\n", false,
+			"Gin is a high-performance HTTP web framework written in Go."},
+		{"we are excited without heading", "We are thrilled to ship version 3 today, with many fixes.\n\nRouter is a tiny HTTP router for Go services.\n", false,
+			"Router is a tiny HTTP router for Go services."},
+		{"news prefix", "**NEWS:** the project moved to a new organisation last week.\n\nThe library parses TOML documents quickly.\n", false,
+			"The library parses TOML documents quickly."},
+		{"announcing", "Announcing Widget 2.0, our biggest release yet!\n\nWidget renders charts in the terminal.\n", false,
+			"Widget renders charts in the terminal."},
+		{"version is out", "🎉 v4.2 is out! Read the changelog.\n\nA fast JSON logger for Rust programs.\n", false,
+			"A fast JSON logger for Rust programs."},
+		{"this release", "This release brings new features and many important bug fixes.\n\nTool packs trees into context packs.\n", false,
+			"Tool packs trees into context packs."},
+		{"html heading, visit line, badge div", `<h1 align="center" style="border-bottom: none">
+    <a href="https://prometheus.io" target="_blank"><img alt="Prometheus" src="/logo.svg"></a><br>Prometheus
+</h1>
+
+<p align="center">Visit <a href="https://prometheus.io" target="_blank">prometheus.io</a> for the full documentation,
+examples and guides.</p>
+
+<div align="center">
+
+[![CI](https://x/badge.svg)](https://x)
+[![Docker Pulls](https://img.shields.io/docker/pulls/prom/prometheus.svg)][hub]
+
+</div>
+
+Prometheus, a [Cloud Native Computing Foundation](https://cncf.io/) project, is a systems and service monitoring system.
+`, false, "Prometheus, a Cloud Native Computing Foundation project, is a systems and service monitoring system."},
+		{"visit line in markdown", "Visit https://x.io for the full documentation, examples and guides.\n\nX stores metrics in a time series database.\n", false,
+			"X stores metrics in a time series database."},
+		{"see the docs", "Please see the [documentation](https://x) for details.\n\nThe package signs release artifacts.\n", false,
+			"The package signs release artifacts."},
+		{"labelled url", "**Documentation**: [https://x.io](https://x.io)\n\n**Source Code**: [https://github.com/a/b](https://github.com/a/b)\n\nFastAPI is a modern web framework for building APIs.\n", false,
+			"FastAPI is a modern web framework for building APIs."},
+		{"skipped sections", "# X\n\n## Installation\n\nRun the installer with pip to get it going.\n\n### From source\n\nClone the repository and build it yourself.\n\n## About\n\nX turns logs into metrics for dashboards.\n", false,
+			"X turns logs into metrics for dashboards."},
+		{"setext sections", "Table of Contents\n-----------------\n\nThis section lists every part of the document.\n\nOverview\n--------\n\nFoo converts bar into baz for everyone.\n", false,
+			"Foo converts bar into baz for everyone."},
+		{"toc label and list", "**Table of Contents**\n\n- [Install](#install)\n- [Usage](#usage)\n\nThe real description of the tool is here.\n", false,
+			"The real description of the tool is here."},
+		{"shortcut references", "Flask is a lightweight [WSGI] framework built on [Werkzeug][] and [not a ref].\n\n[WSGI]: https://wsgi.readthedocs.io/\n[werkzeug]: https://werkzeug.palletsprojects.com/\n", false,
+			"Flask is a lightweight WSGI framework built on Werkzeug and [not a ref]."},
+		{"language switcher", "English | [简体中文](README.zh.md) | [日本語](README.ja.md)\n\nThe tool does many things rather well.\n", false,
+			"The tool does many things rather well."},
+		{"github alert", "> [!WARNING]\n> This project is no longer maintained by anyone.\n\nA parser for INI files with comments.\n", false,
+			"A parser for INI files with comments."},
+		{"short paragraph only as fallback", "# T\n\n**Why choose it?**\n\nT renders markdown to HTML fast.\n", false,
+			"T renders markdown to HTML fast."},
+		{"html only tagline", "<p align=\"center\">\n  <b>A tiny library for parsing dates.</b>\n</p>\n\n## Install\n\nRun the installer and wait a bit.\n", false,
+			"A tiny library for parsing dates."},
+		{"short when nothing longer", "# T\n\nHello.\n\n<p>Some HTML text block here.</p>\n", false, "Hello."},
 		{"rst", `.. image:: https://img.shields.io/badge.svg
    :target: https://ci.example.com
 
@@ -555,6 +607,15 @@ func TestManifestPurposeCapAndReadmeChoice(t *testing.T) {
 		"Cargo.toml": "[package]\nname = \"x\"\ndescription = \"\"\"  Crate\n description. \"\"\"\n",
 	})
 	if m.PurposeGuess != "Crate description." {
+		t.Errorf("purpose = %q", m.PurposeGuess)
+	}
+	// A README with only a short line or an announcement: the root
+	// manifest's description comes first.
+	m, _ = mfBuild(t, map[string]string{
+		"README.md":    "# X\n\nHello.\n\nWe're excited to announce X 2.0, out today with lots of fixes.\n",
+		"package.json": `{"name": "x", "description": "Parses CSV files in the browser."}`,
+	})
+	if m.PurposeGuess != "Parses CSV files in the browser." {
 		t.Errorf("purpose = %q", m.PurposeGuess)
 	}
 }

@@ -31,6 +31,8 @@ type summaryBuilder struct {
 	resolver *lang.Resolver
 	graph    *lang.Graph
 	changed  map[string]bool
+	// kinds caches notCode per path (see kind).
+	kinds map[string]string
 
 	units []*sumUnit
 	repo  *RepoSummary
@@ -168,8 +170,16 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 	for _, e := range ordered {
 		e.row.Included, e.row.Role = true, e.role
 	}
-	sb.buildUnits(ordered)
-	eps, hots := sb.collect()
+	eps, hots := sb.entrypoints(), sb.hotspots()
+	keys := sb.summaryKeyFiles(eps)
+	for _, e := range sb.entries {
+		e.key = false
+	}
+	for _, e := range keys {
+		e.key = true
+	}
+	sb.buildUnits(keys)
+	sb.collect(eps, hots)
 	sb.repo = sb.repoSummary(eps, hots)
 	if err := b.scanDerived(ctx, sb.derivedStrings()); err != nil {
 		return nil, err
@@ -198,9 +208,10 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 }
 
 // buildUnits lists the optional parts in priority order: summaries of the
-// changed files, their diff hunks, entrypoints, key file summaries, risk
-// hotspots, then summaries of the files the changed files import.
-func (sb *summaryBuilder) buildUnits(ordered []*entry) {
+// changed files, their diff hunks, entrypoints, key file summaries (keys,
+// most central first), risk hotspots, then summaries of the files the
+// changed files import.
+func (sb *summaryBuilder) buildUnits(keys []*entry) {
 	b := sb.b
 	for i := range sb.changes {
 		c := &sb.changes[i]
@@ -239,11 +250,9 @@ func (sb *summaryBuilder) buildUnits(ordered []*entry) {
 	// Entrypoints and hotspots are computed in collect (they need all facts);
 	// placeholders keep their position in the order.
 	sb.units = append(sb.units, &sumUnit{kind: unitEntrypoint})
-	for _, e := range ordered {
-		if e.key && e.role != RolePrimary {
-			k := sb.describeFile(e, sb.facts[e.file.Path], nil)
-			sb.units = append(sb.units, &sumUnit{kind: unitKey, path: e.file.Path, file: &k})
-		}
+	for _, e := range keys {
+		k := sb.describeFile(e, sb.facts[e.file.Path], nil)
+		sb.units = append(sb.units, &sumUnit{kind: unitKey, path: e.file.Path, file: &k})
 	}
 	sb.units = append(sb.units, &sumUnit{kind: unitHotspot})
 	n := 0
@@ -275,9 +284,7 @@ func (sb *summaryBuilder) buildUnits(ordered []*entry) {
 }
 
 // collect replaces the placeholders with the entrypoints and hotspots.
-func (sb *summaryBuilder) collect() ([]Entrypoint, []RiskHotspot) {
-	eps := sb.entrypoints()
-	hots := sb.hotspots()
+func (sb *summaryBuilder) collect(eps []Entrypoint, hots []RiskHotspot) {
 	var out []*sumUnit
 	for _, u := range sb.units {
 		switch {
@@ -294,7 +301,6 @@ func (sb *summaryBuilder) collect() ([]Entrypoint, []RiskHotspot) {
 		}
 	}
 	sb.units = out
-	return eps, hots
 }
 
 // splitHunks splits a unified diff into hunks at its "@@ " lines; the

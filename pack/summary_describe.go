@@ -103,13 +103,23 @@ func changeNote(c *Change) string {
 	return fmt.Sprintf("%s, +%s/-%s lines", s, th(c.Added), th(c.Deleted))
 }
 
-// frameworkList joins the frameworks of routes.
+// routeFrameworks joins the frameworks of routes; a route whose framework
+// the extractor found no evidence for has none.
 func routeFrameworks(routes []lang.Route) string {
 	var fws []string
+	unknown := false
 	for _, r := range routes {
-		fws = append(fws, r.Framework)
+		if r.Framework == "" {
+			unknown = true
+		} else {
+			fws = append(fws, r.Framework)
+		}
 	}
-	return strings.Join(lang.SortedSet(fws), ", ")
+	out := lang.SortedSet(fws)
+	if unknown {
+		out = append(out, "framework not identified")
+	}
+	return strings.Join(out, ", ")
 }
 
 // describeFile builds the KeyFileSummary of one packable file. Everything
@@ -320,13 +330,23 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 		}
 		out = append(out, Entrypoint{Path: p, Type: typ, Description: "Listed as an entry point by the project manifest"})
 	}
-	// Libraries: when nothing runs, the package roots.
-	if len(out) == 0 {
+	// Libraries: when nothing of the project's own runs (only examples,
+	// docs or tests do), the package roots.
+	own := false
+	for _, e := range out {
+		own = own || sb.kind(e.Path) == ""
+	}
+	if !own {
 		out = append(out, sb.libraries()...)
 	}
-	// Programs first, then route and command files, then the manifest's and
-	// the libraries; by path within each (the order is the priority when
-	// parts must be dropped).
+	// The project's own first (examples, docs and tests after), then
+	// programs, route and command files, the manifest's and the libraries;
+	// by path within each (the order is the priority when parts must be
+	// dropped).
+	peripheral := map[string]bool{}
+	for _, e := range out {
+		peripheral[e.Path] = sb.kind(e.Path) != ""
+	}
 	rank := func(e Entrypoint) int {
 		switch {
 		case programs[e.Path]:
@@ -339,6 +359,9 @@ func (sb *summaryBuilder) entrypoints() []Entrypoint {
 		return 1
 	}
 	sort.SliceStable(out, func(i, j int) bool {
+		if pi, pj := peripheral[out[i].Path], peripheral[out[j].Path]; pi != pj {
+			return pj
+		}
 		if ri, rj := rank(out[i]), rank(out[j]); ri != rj {
 			return ri < rj
 		}
@@ -396,11 +419,8 @@ func (sb *summaryBuilder) entry(p, desc string, routes []lang.Route, cmds []stri
 func (sb *summaryBuilder) libraries() []Entrypoint {
 	var out []Entrypoint
 	for _, m := range sb.resolver.GoModules() {
-		for _, p := range sb.resolver.DirFiles(m.Dir) {
-			if strings.HasSuffix(p, ".go") && !lang.IsTestPath(p) {
-				out = append(out, Entrypoint{Path: p, Type: "library", Description: "Go package " + m.Path + " (module root)"})
-				break
-			}
+		if p := sb.goPackageFile(m.Dir); p != "" {
+			out = append(out, Entrypoint{Path: p, Type: "library", Description: "Go package " + m.Path + " (module root)"})
 		}
 	}
 	for _, p := range sb.paths {
@@ -418,27 +438,37 @@ func (sb *summaryBuilder) libraries() []Entrypoint {
 	return out
 }
 
-// hotspots derives the risk hotspots with their numeric indicators.
+// hotspots derives the risk hotspots with their numeric indicators. They
+// are about the project's code: tests, fixtures, docs, changelogs,
+// lockfiles, generated and vendored files never are one (notCode);
+// examples come after the rest. Complexity, coupling and performance are
+// measured on source code only; a configuration file is a hotspot only for
+// the secrets redacted from it.
 func (sb *summaryBuilder) hotspots() []RiskHotspot {
 	type scored struct {
-		h       RiskHotspot
-		changed bool
-		score   int
+		h          RiskHotspot
+		changed    bool
+		peripheral bool
+		score      int
 	}
 	var all []scored
 	add := func(p, typ, desc string, ind []string, score int) {
-		all = append(all, scored{RiskHotspot{Path: p, RiskType: typ, Description: desc, Indicators: capList(ind, maxIndicators)}, sb.changed[p], score})
+		all = append(all, scored{RiskHotspot{Path: p, RiskType: typ, Description: desc, Indicators: capList(ind, maxIndicators)},
+			sb.changed[p], sb.kind(p) == pathExample, score})
 	}
 	for _, p := range sb.paths {
 		e := sb.entries[p]
 		f := sb.facts[p]
-		test := lang.IsTestPath(p)
+		if k := sb.kind(p); k != "" && k != pathExample {
+			continue
+		}
+		_, source, _ := lang.LanguageName(p)
 		// Secrets redacted from this file: a security indicator even in config files.
 		var sec []string
 		if e.row.Redactions > 0 {
 			sec = append(sec, fmt.Sprintf("%s redacted before packing (rules: %s)", count(e.row.Redactions, "secret", "secrets"), strings.Join(e.row.RuleIDs, ", ")))
 		}
-		if f == nil || test {
+		if f == nil || !source {
 			if len(sec) > 0 {
 				add(p, "security", fmt.Sprintf("holds %s (redacted)", count(e.row.Redactions, "secret", "secrets")), sec, 10*len(sec))
 			}
@@ -502,7 +532,7 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 		if len(perf) > 0 {
 			add(p, "performance", count(len(perf), "performance indicator", "performance indicators"), perf, len(perf))
 		}
-		if out := len(sb.graph.Out[p]); out >= hotFanOut && !test {
+		if out := len(sb.graph.Out[p]); out >= hotFanOut {
 			add(p, "coupling", fmt.Sprintf("imports %s of this repository", count(out, "module", "modules")),
 				[]string{fmt.Sprintf("imports %s in-repo modules (fan-out)", th(out))}, out)
 		}
@@ -511,6 +541,9 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 	for _, key := range sortedKeys(sb.graph.In) {
 		in := sb.graph.In[key]
 		if len(in) < hotFanIn {
+			continue
+		}
+		if k := sb.kind(key); k != "" && k != pathExample {
 			continue
 		}
 		dirs := map[string]bool{}
@@ -533,6 +566,9 @@ func (sb *summaryBuilder) hotspots() []RiskHotspot {
 		a, b := all[i], all[j]
 		if a.changed != b.changed {
 			return a.changed
+		}
+		if a.peripheral != b.peripheral {
+			return b.peripheral
 		}
 		if rank[a.h.RiskType] != rank[b.h.RiskType] {
 			return rank[a.h.RiskType] < rank[b.h.RiskType]
@@ -560,18 +596,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // fanIn is the number of (non-test) files importing p's unit.
 func (sb *summaryBuilder) fanIn(p string) int {
-	if n := len(sb.graph.In[p]); n > 0 {
-		return n
-	}
-	if strings.HasSuffix(p, ".go") {
-		d := lang.DirOf(p)
-		key := d + "/"
-		if d == "" {
-			key = "./"
-		}
-		return len(sb.graph.In[key])
-	}
-	return 0
+	return len(sb.graph.In[sb.unitKey(p)])
 }
 
 // repoSummary builds seed 000's RepoSummary from the manifest, the
@@ -899,7 +924,7 @@ func (sb *summaryBuilder) filesUnder(dir string) int {
 }
 
 // architecture names the structure from directory names and entry points,
-// with the evidence.
+// with the evidence. Examples, docs and tests are not the structure.
 func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 	top := map[string]int{}
 	dirNames := map[string]bool{}
@@ -907,6 +932,9 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 		p := e.file.Path
 		if first, _, ok := strings.Cut(p, "/"); ok {
 			top[first]++
+		}
+		if sb.kind(p) != "" {
+			continue
 		}
 		for _, d := range strings.Split(lang.DirOf(p), "/") {
 			if d != "" {
@@ -916,6 +944,13 @@ func (sb *summaryBuilder) architecture(eps []Entrypoint) string {
 	}
 	programs := 0
 	programDirs := map[string]bool{}
+	var own []Entrypoint
+	for _, ep := range eps {
+		if sb.kind(ep.Path) == "" {
+			own = append(own, ep)
+		}
+	}
+	eps = own
 	for _, ep := range eps {
 		if ep.Type != "library" {
 			programs++
