@@ -91,11 +91,11 @@ func genRepo(tb testing.TB, n int) string {
 }
 
 // BenchmarkSummaryPack packs a generated 5,000-file multi-language
-// repository (its last commit) as a Summary pack.
+// repository (its last commit, the whole tree) as a Summary pack.
 func BenchmarkSummaryPack(b *testing.B) {
 	dir := genRepo(b, 5000)
 	ctx := context.Background()
-	opts := pipeline.PackOptions{Dir: dir, Commit: "HEAD"}
+	opts := pipeline.PackOptions{Dir: dir, Commit: "HEAD", Scope: "tree", Type: "summary"}
 	out, err := pipeline.Pack(ctx, opts) // warm: gitleaks rules, tokenizer, scan cache
 	if err != nil {
 		b.Fatal(err)
