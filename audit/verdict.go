@@ -46,7 +46,11 @@ const (
 	// CodeRecordMismatch: the transparency record beside the pack is not
 	// its record (another run's, or a write interrupted between the two).
 	CodeRecordMismatch = "record_mismatch"
-	CodeInternal       = "internal_error"
+	// CodeOriginalPublished: the pack publishes the blob id, size or
+	// digest of a file that holds a secret, which lets anyone confirm a
+	// guess of the secret offline.
+	CodeOriginalPublished = "original_published"
+	CodeInternal          = "internal_error"
 )
 
 // Check is one failed (or warned, or skipped) check, in seed 001's error
