@@ -856,3 +856,45 @@ func TestSignedAttestation(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// A pull request's title, body, labels and the issues it closes are the
+// pack's intent: checklist items become acceptance criteria, paths the body
+// names are prioritised, an issue the API cannot give is kept by number,
+// and a secret in the body is redacted.
+func TestPullRequestIntent(t *testing.T) {
+	g, base, head := prRepo(t)
+	ws := g.Clone(filepath.Join(t.TempDir(), "widgets"))
+	h := newHarness(t, ws.Dir)
+	h.gh.issues[7] = "util() should exist"
+	token := secrettest.Make(7).GitHub
+	payload := prPayload("opened", 12, base, head, "octo/widgets")
+	pr := payload["pull_request"].(map[string]any)
+	pr["title"] = "Add util for the main loop"
+	pr["body"] = "Adds `util.go`.\n\nCloses #7, fixes #8\n\n- [ ] util returns 1\n- [x] main prints it\n\nDebug token: " + token + "\n"
+	pr["labels"] = []any{map[string]any{"name": "enhancement"}}
+	h.event("pull_request", zeroSHA[:39]+"1", payload)
+	h.mustRun()
+	p := h.checkPack(ws.Dir)
+	in := p.Intent
+	if in == nil || in.PullRequest == nil {
+		t.Fatalf("no pull request intent: %+v", in)
+	}
+	if in.Goal != "Add util for the main loop" || in.PullRequest.Number != 12 || strings.Join(in.PullRequest.Labels, ",") != "enhancement" {
+		t.Errorf("intent = %+v", in)
+	}
+	if len(in.PullRequest.Closes) != 2 || in.PullRequest.Closes[0] != (pack.IssueRef{Number: 7, Title: "util() should exist"}) || in.PullRequest.Closes[1] != (pack.IssueRef{Number: 8}) {
+		t.Errorf("closes = %+v", in.PullRequest.Closes)
+	}
+	if strings.Join(in.Acceptance, "|") != "util returns 1|main prints it" {
+		t.Errorf("acceptance = %q", in.Acceptance)
+	}
+	if strings.Join(in.Mentioned, ",") != "util.go" {
+		t.Errorf("mentioned = %q", in.Mentioned)
+	}
+	if strings.Contains(in.PullRequest.Body, token) || len(in.Redactions) == 0 || in.Redactions[0].Field != "pull_request.body" {
+		t.Errorf("the body's secret: redactions %+v", in.Redactions)
+	}
+	if len(in.Commits) == 0 {
+		t.Error("commit messages missing")
+	}
+}

@@ -48,12 +48,18 @@ type eventCommit struct {
 }
 
 type pullRequest struct {
-	Number  int     `json:"number"`
-	HTMLURL string  `json:"html_url"`
-	Head    prRef   `json:"head"`
-	Base    prRef   `json:"base"`
-	State   string  `json:"state"`
-	Title   *string `json:"title"`
+	Number  int       `json:"number"`
+	HTMLURL string    `json:"html_url"`
+	Head    prRef     `json:"head"`
+	Base    prRef     `json:"base"`
+	State   string    `json:"state"`
+	Title   *string   `json:"title"`
+	Body    *string   `json:"body"`
+	Labels  []prLabel `json:"labels"`
+}
+
+type prLabel struct {
+	Name string `json:"name"`
 }
 
 type prRef struct {
@@ -153,6 +159,9 @@ type Plan struct {
 	PR int
 	// Fork is true when the pull request's head is in another repository.
 	Fork bool
+	// Pull is the pull request as the payload describes it (title, body,
+	// labels), nil when the payload has none.
+	Pull *pullRequest
 	// Why says in one sentence what is packed, for the log.
 	Why string
 }
@@ -269,7 +278,7 @@ func planPR(name string, ev *Event, sha string) (*Plan, error) {
 	if number == 0 {
 		number = ev.Number
 	}
-	p := &Plan{Kind: PlanRange, Base: pr.Base.SHA, Head: pr.Head.SHA, Ref: pr.Head.Ref, Trigger: "pull_request", PR: number}
+	p := &Plan{Kind: PlanRange, Base: pr.Base.SHA, Head: pr.Head.SHA, Ref: pr.Head.Ref, Trigger: "pull_request", PR: number, Pull: pr}
 	if name != "pull_request_target" && sha != "" && sha != pr.Head.SHA && checkSHA("GITHUB_SHA", sha) == nil {
 		p.AltHead = sha // refs/pull/N/merge, what actions/checkout checks out
 	}

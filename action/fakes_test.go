@@ -249,7 +249,8 @@ type fakeGitHub struct {
 	commentStatus int                    // answer comment writes with this status (403 for a fork)
 	rateLimitOnce bool                   // answer the first comment listing with a primary rate limit
 	files         map[string][]map[string]any
-	mergeBase     string // merge_base_commit of a comparison
+	issues        map[int]string // issue number → title
+	mergeBase     string         // merge_base_commit of a comparison
 	// compareCommits are the commits of a comparison; parents the parents
 	// of a commit (GET /commits/{sha}).
 	compareCommits []string
@@ -275,7 +276,7 @@ type fakeComment struct {
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	g := &fakeGitHub{t: t, nextID: 1000, comments: map[int][]*fakeComment{}, files: map[string][]map[string]any{}, now: time.Now,
-		parents: map[string][]string{}, contents: map[string]string{}, refs: map[string]bool{}}
+		parents: map[string][]string{}, contents: map[string]string{}, refs: map[string]bool{}, issues: map[int]string{}}
 	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
 	t.Cleanup(g.srv.Close)
 	return g
@@ -407,6 +408,14 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		g.writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+	case r.Method == http.MethodGet && len(parts) == 5 && parts[0] == "repos" && parts[3] == "issues":
+		n, _ := strconv.Atoi(parts[4])
+		title, ok := g.issues[n]
+		if !ok {
+			g.writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+			return
+		}
+		g.writeJSON(w, http.StatusOK, map[string]any{"number": n, "title": title, "state": "open"})
 	case r.Method == http.MethodGet && len(parts) >= 4 && parts[0] == "repos" && parts[3] == "contents":
 		ref := r.URL.Query().Get("ref")
 		p := strings.Join(parts[4:], "/")

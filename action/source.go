@@ -64,6 +64,7 @@ func (r *runner) pack(ctx context.Context) (*packed, error) {
 			return nil, err
 		}
 	}
+	opts.PullRequest = r.pullIntent(ctx)
 	ch, notes := r.resolve(ctx, repo)
 	if ch.available(repo) || r.fetch(ctx, repo, ch) {
 		if err := r.prefetchBlobs(ctx, repo, ch); err != nil {
@@ -288,6 +289,7 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 			return nil, err
 		}
 		snap.Commits = history.Commits
+		pipeline.ApplyIntent(snap, opts)
 		return snap, nil
 	}
 	r.rep.infof("packing the tree of %s with %d changed files and %d commits' patches from the GitHub API", short(head), len(changes), len(history.Commits))

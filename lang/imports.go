@@ -2,6 +2,7 @@ package lang
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,6 +22,10 @@ type Resolver struct {
 	suffixes map[string][]string
 	// cargo are the directories holding a Cargo.toml.
 	cargo []string
+	// list, when set, lists a directory's files on demand: the resolver
+	// then knows only what it has looked at (NewLazyResolver).
+	list   func(dir string) []string
+	listed map[string]bool
 }
 
 type goModule struct {
@@ -103,7 +108,7 @@ func (r *Resolver) Resolve(from string, f *Facts) []Unit {
 		out = append(out, u)
 	}
 	file := func(p string) {
-		if r.files[p] && p != from {
+		if r.has(p) && p != from {
 			add(Unit{p, []string{p}})
 		}
 	}
@@ -150,7 +155,7 @@ func (r *Resolver) goPackage(imp string) Unit {
 			dir = joinDir(m.dir, rel)
 		}
 		var files []string
-		for _, p := range r.dirs[dir] {
+		for _, p := range r.dir(dir) {
 			if strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
 				files = append(files, p)
 			}
@@ -176,7 +181,7 @@ func (r *Resolver) jsFile(dir, spec string) string {
 	if strings.HasPrefix(base, "../") || base == ".." {
 		return ""
 	}
-	if r.files[base] {
+	if r.has(base) {
 		return base
 	}
 	// TypeScript allows "./x.js" for x.ts.
@@ -184,19 +189,19 @@ func (r *Resolver) jsFile(dir, spec string) string {
 		if strings.HasSuffix(base, js) {
 			stem := strings.TrimSuffix(base, js)
 			for _, e := range []string{".ts", ".tsx", ".mts", ".cts"} {
-				if r.files[stem+e] {
+				if r.has(stem + e) {
 					return stem + e
 				}
 			}
 		}
 	}
 	for _, e := range jsExts {
-		if r.files[base+e] {
+		if r.has(base + e) {
 			return base + e
 		}
 	}
 	for _, e := range jsExts {
-		if p := joinDir(base, "index"+e); r.files[p] {
+		if p := joinDir(base, "index"+e); r.has(p) {
 			return p
 		}
 	}
@@ -236,7 +241,7 @@ func (r *Resolver) pyFiles(from string, ref importRef) []string {
 		// from pkg import sub: sub may be a module of pkg.
 		for _, n := range ref.names {
 			for _, c := range []string{join(pathJoin(modPath, n)) + ".py", join(pathJoin(modPath, n)) + "/__init__.py"} {
-				if r.files[c] {
+				if r.has(c) {
 					out = append(out, c)
 					found = true
 				}
@@ -244,14 +249,14 @@ func (r *Resolver) pyFiles(from string, ref importRef) []string {
 		}
 		if modPath != "" {
 			for _, c := range []string{join(modPath) + ".py", join(modPath) + "/__init__.py"} {
-				if r.files[c] {
+				if r.has(c) {
 					out = append(out, c)
 					found = true
 					break
 				}
 			}
 		} else if !found && ref.level > 0 {
-			if c := join("__init__.py"); r.files[c] {
+			if c := join("__init__.py"); r.has(c) {
 				out = append(out, c)
 				found = true
 			}
@@ -285,7 +290,7 @@ func (r *Resolver) rustFiles(from string, ref importRef) []string {
 			rel := strings.Join(segs[:n], "/")
 			for _, c := range []string{pathJoin(d, rel) + ".rs", pathJoin(d, rel) + "/mod.rs"} {
 				c = strings.TrimPrefix(c, "/")
-				if r.files[c] {
+				if r.has(c) {
 					return c
 				}
 			}
@@ -423,7 +428,7 @@ func RelatedFiles(changed []string, imports func(p string) []Unit) []string {
 }
 
 // DirFiles returns the resolver's files directly in dir ("" for the root), sorted.
-func (r *Resolver) DirFiles(dir string) []string { return r.dirs[dir] }
+func (r *Resolver) DirFiles(dir string) []string { return r.dir(dir) }
 
 // GoModule is a Go module of the repository: its directory and module path.
 type GoModule struct{ Dir, Path string }
@@ -435,4 +440,87 @@ func (r *Resolver) GoModules() []GoModule {
 		out[i] = GoModule{m.dir, m.path}
 	}
 	return out
+}
+
+// NewLazyResolver builds a resolver that lists directories only as imports
+// need them (a change in a large tree resolves its own imports without
+// listing the tree). known are paths already at hand; list returns the
+// files directly in a directory; goMod the text of a go.mod file. The Go
+// modules and Cargo crates are found in the directories of known and their
+// ancestors. Java imports, which resolve by path suffix anywhere, are not
+// resolved this way.
+func NewLazyResolver(known []string, list func(dir string) []string, goMod func(p string) string) *Resolver {
+	r := NewResolver(known, goMod)
+	r.list, r.listed = list, map[string]bool{}
+	dirs := map[string]bool{"": true}
+	for _, p := range known {
+		for d := DirOf(p); d != ""; d = DirOf(d) {
+			dirs[d] = true
+		}
+	}
+	var all []string
+	for d := range dirs {
+		all = append(all, d)
+	}
+	sort.Strings(all)
+	for _, d := range all {
+		for _, p := range r.dir(d) {
+			switch path.Base(p) {
+			case "go.mod":
+				if mp := modfile.ModulePath([]byte(goMod(p))); mp != "" && !r.hasModule(d) {
+					r.goMods = append(r.goMods, goModule{d, mp})
+				}
+			case "Cargo.toml":
+				if !slices.Contains(r.cargo, d) {
+					r.cargo = append(r.cargo, d)
+				}
+			}
+		}
+	}
+	sort.Slice(r.goMods, func(i, j int) bool {
+		if len(r.goMods[i].path) != len(r.goMods[j].path) {
+			return len(r.goMods[i].path) > len(r.goMods[j].path)
+		}
+		return r.goMods[i].dir < r.goMods[j].dir
+	})
+	sort.Slice(r.cargo, func(i, j int) bool { return len(r.cargo[i]) > len(r.cargo[j]) })
+	return r
+}
+
+func (r *Resolver) hasModule(dir string) bool {
+	for _, m := range r.goMods {
+		if m.dir == dir {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether p is a file the resolver knows, listing its
+// directory first when the resolver is lazy.
+func (r *Resolver) has(p string) bool {
+	if r.files[p] {
+		return true
+	}
+	if r.list == nil {
+		return false
+	}
+	r.dir(DirOf(p))
+	return r.files[p]
+}
+
+// dir returns the files directly in d, sorted, listing it first when the
+// resolver is lazy.
+func (r *Resolver) dir(d string) []string {
+	if r.list != nil && !r.listed[d] {
+		r.listed[d] = true
+		for _, p := range r.list(d) {
+			if !r.files[p] {
+				r.files[p] = true
+				r.dirs[d] = append(r.dirs[d], p)
+			}
+		}
+		sort.Strings(r.dirs[d])
+	}
+	return r.dirs[d]
 }

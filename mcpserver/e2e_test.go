@@ -15,6 +15,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/mcpserver"
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/store"
@@ -84,7 +85,11 @@ func session(t *testing.T) (*mcp.ClientSession, *store.Store, *clock, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcpserver.New(mcpserver.Options{Store: st, Version: "test"})
+	query := func(ctx context.Context, text string, maxChars int, commit string) ([]byte, error) {
+		_, data, err := pipeline.Query(ctx, pipeline.PackOptions{Dir: r.Dir, Commit: commit}, text, maxChars)
+		return data, err
+	}
+	srv := mcpserver.New(mcpserver.Options{Store: st, Version: "test", Query: query})
 	ct, stt := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, stt, nil)
 	if err != nil {
@@ -160,7 +165,7 @@ func TestEndToEnd(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	sort.Strings(names)
-	if strings.Join(names, ",") != "input,output" {
+	if strings.Join(names, ",") != "input,output,query" {
 		t.Fatalf("tools %v", names)
 	}
 
@@ -378,4 +383,23 @@ func TestContractRejectsLegacy(t *testing.T) {
 			t.Errorf("%s %v: details %v, want %s=%v (%s)", tc.tool, tc.args, e.Details, tc.detail, tc.value, e.Message)
 		}
 	}
+}
+
+// The query tool answers seed 003's query pack; bad arguments get the
+// error contract.
+func TestQueryTool(t *testing.T) {
+	cs, _, _, _ := session(t)
+	text, isErr := call(t, cs, "query", map[string]any{"query": "greeting", "commit": "HEAD", "max_chars": 3000})
+	if isErr {
+		t.Fatalf("query: %s", text)
+	}
+	var qp pack.QueryPack
+	if err := json.Unmarshal([]byte(text), &qp); err != nil {
+		t.Fatal(err)
+	}
+	if len(qp.Items) == 0 || qp.Items[0].Symbol != "greeting" || qp.Items[0].File != "main.go" || qp.Budget.MaxChars != 3000 || qp.Budget.UsedChars > 3000 {
+		t.Fatalf("query pack = %+v", qp)
+	}
+	callErr(t, cs, "query", map[string]any{"query": "greeting", "match": "x"}, "invalid_data")
+	callErr(t, cs, "query", map[string]any{"query": " "}, "invalid_data")
 }

@@ -23,6 +23,8 @@ type Options struct {
 	Store *store.Store
 	// Version is the server version announced at initialize.
 	Version string
+	// Query, when set, serves seed 003's query tool.
+	Query QueryFunc
 }
 
 // resource URIs: ctxpack://packs/<id> is a stored pack's JSON, exactly as
@@ -55,6 +57,9 @@ func New(opts Options) *mcp.Server {
 		InputSchema: outputSchema,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, h.output)
+	if opts.Query != nil {
+		addQuery(srv, opts.Query)
+	}
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name: "pack", Title: "A stored context pack (canonical JSON, as stored)",
 		URITemplate: uriPrefix + "{id}", MIMEType: "application/json",

@@ -186,30 +186,8 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.readIgnoreFiles(ctx); err != nil {
 		return nil, err
 	}
-	// Reading, decoding and scanning each file is independent: spread it over
-	// the cores, then merge in path order so the result stays deterministic.
-	b.entries = make([]*entry, len(b.snap.Files))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.NumCPU())
-	for i := range b.snap.Files {
-		g.Go(func() error {
-			e, err := b.examine(gctx, &b.snap.Files[i])
-			b.entries[i] = e
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	if err := b.examineAll(ctx); err != nil {
 		return nil, err
-	}
-	for _, e := range b.entries {
-		if !b.changePack { // a change pack reports what it uses (contentEvents)
-			b.secrets = append(b.secrets, e.events...)
-		}
-		b.notes = append(b.notes, e.notes...)
-	}
-	b.byPath = make(map[string]*entry, len(b.entries))
-	for _, e := range b.entries {
-		b.byPath[e.file.Path] = e
 	}
 	if b.opts.Related == nil {
 		b.opts.Related = b.relatedByImports
@@ -228,11 +206,8 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err
 	}
-	allPaths, err := b.treePaths(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if b.intent, err = b.buildIntent(ctx, allPaths); err != nil {
+	var err error
+	if b.intent, err = b.buildIntent(ctx); err != nil {
 		return nil, err
 	}
 	listed, secretsBefore := append([]*entry(nil), b.entries...), len(b.secrets)
@@ -353,6 +328,36 @@ func (b *builder) listedEntries() []*entry {
 		}
 	}
 	return out
+}
+
+// examineAll reads, classifies and scans every file of the snapshot.
+// Each file is independent: the work is spread over the cores, then merged
+// in path order so the result stays deterministic.
+func (b *builder) examineAll(ctx context.Context) error {
+	b.entries = make([]*entry, len(b.snap.Files))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for i := range b.snap.Files {
+		g.Go(func() error {
+			e, err := b.examine(gctx, &b.snap.Files[i])
+			b.entries[i] = e
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, e := range b.entries {
+		if !b.changePack { // a change pack reports what it uses (contentEvents)
+			b.secrets = append(b.secrets, e.events...)
+		}
+		b.notes = append(b.notes, e.notes...)
+	}
+	b.byPath = make(map[string]*entry, len(b.entries))
+	for _, e := range b.entries {
+		b.byPath[e.file.Path] = e
+	}
+	return nil
 }
 
 func (b *builder) readIgnoreFiles(ctx context.Context) error {

@@ -241,13 +241,14 @@ func deriveAcceptance(in *Intent) {
 var pathLike = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[./][A-Za-z0-9_.\-/]*[A-Za-z0-9_]`)
 
 // deriveMentioned finds the paths of the tree the intent's texts name,
-// exactly ("pack/build.go", "./pack/build.go") or by a unique suffix of at
-// least two components ("pack/build.go" for "internal/pack/build.go"), in
-// order of first mention.
-func deriveMentioned(in *Intent, paths []string) {
-	exists := make(map[string]bool, len(paths))
+// exactly ("pack/build.go", "./pack/build.go"; in looks a path up in the
+// tree) or by a unique suffix of at least two components among the listed
+// paths ("pack/build.go" for "internal/pack/build.go"), in order of first
+// mention.
+func deriveMentioned(in *Intent, listed []string, inTree func(string) bool) {
+	exists := make(map[string]bool, len(listed))
 	bySuffix := map[string][]string{}
-	for _, p := range paths {
+	for _, p := range listed {
 		exists[p] = true
 		parts := strings.Split(p, "/")
 		for i := 1; i+1 < len(parts); i++ {
@@ -282,7 +283,7 @@ func deriveMentioned(in *Intent, paths []string) {
 			tok = strings.TrimPrefix(strings.TrimPrefix(tok, "./"), "/")
 			tok = strings.TrimRight(tok, "./")
 			switch {
-			case exists[tok]:
+			case exists[tok] || inTree != nil && inTree(tok):
 				add(tok)
 			case strings.Contains(tok, "/") && len(bySuffix[tok]) == 1:
 				add(bySuffix[tok][0])
@@ -340,7 +341,7 @@ type intentField struct {
 // buildIntent bounds the snapshot's intent, derives acceptance criteria and
 // mentioned paths, and redacts secrets in every text. The goal falls back to
 // the pull request title, then to the only commit's subject.
-func (b *builder) buildIntent(ctx context.Context, paths []string) (*Intent, error) {
+func (b *builder) buildIntent(ctx context.Context) (*Intent, error) {
 	in := boundIntent(b.snap.Intent)
 	if in.Goal == "" && in.Task != nil {
 		in.Goal = in.Task.Goal
@@ -387,7 +388,18 @@ func (b *builder) buildIntent(ctx context.Context, paths []string) (*Intent, err
 	sort.SliceStable(in.Redactions, func(i, j int) bool { return in.Redactions[i].Field < in.Redactions[j].Field })
 	// Paths are looked for in the redacted texts, and a path whose name
 	// holds a secret is not named.
-	deriveMentioned(&in, paths)
+	listed := make([]string, len(b.snap.Files))
+	for i, f := range b.snap.Files {
+		listed[i] = f.Path
+	}
+	var inTree func(string) bool
+	if b.snap.Tree != nil {
+		inTree = func(p string) bool {
+			_, ok, err := b.snap.Tree.File(ctx, p)
+			return err == nil && ok
+		}
+	}
+	deriveMentioned(&in, listed, inTree)
 	if len(in.Mentioned) > 0 {
 		bad, err := ScanNames(ctx, b.opts.Scanner, in.Mentioned)
 		if err != nil {

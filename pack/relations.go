@@ -89,7 +89,7 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 	if len(words) > maxGrepWords {
 		words = words[:maxGrepWords]
 	}
-	hits, err := b.grep(ctx, words, exts)
+	hits, err := b.grep(ctx, words, GrepOptions{Exts: exts})
 	if err != nil {
 		return nil, err
 	}
@@ -247,25 +247,43 @@ func isWordByte(c byte) bool {
 
 // grep finds, for each word, the files holding it: through the head tree
 // when the snapshot has one, else in the listed files' text.
-func (b *builder) grep(ctx context.Context, words, exts []string) (map[string][]string, error) {
+func (b *builder) grep(ctx context.Context, words []string, opts GrepOptions) (map[string][]string, error) {
 	if len(words) == 0 {
 		return map[string][]string{}, nil
 	}
 	if b.snap.Tree != nil {
-		return b.snap.Tree.Grep(ctx, words, exts)
+		return b.snap.Tree.Grep(ctx, words, opts)
 	}
 	out := map[string][]string{}
 	for _, e := range b.entries {
-		if e.row.Reason != "" || !hasExt(e.file.Path, exts) {
+		if e.row.Reason != "" || !hasExt(e.file.Path, opts.Exts) {
 			continue
 		}
+		text := e.original
+		if opts.IgnoreCase {
+			text = strings.ToLower(text)
+		}
 		for _, w := range words {
-			if len(wordLines(e.original, w)) > 0 {
-				out[w] = append(out[w], e.file.Path)
+			key := w
+			if opts.IgnoreCase {
+				key = strings.ToLower(w)
+			}
+			var found bool
+			if opts.Substring {
+				found = strings.Contains(text, key)
+			} else {
+				found = len(wordLines(text, key)) > 0
+			}
+			if found && !containsString(out[key], e.file.Path) {
+				out[key] = append(out[key], e.file.Path)
 			}
 		}
 	}
 	return out, nil
+}
+
+func containsString(list []string, s string) bool {
+	return len(list) > 0 && list[len(list)-1] == s // paths are added in order
 }
 
 // hasExt reports whether p ends in one of exts (any, when there are none).
@@ -334,19 +352,17 @@ func (r *relationFinder) rankFiles(files []string) []string {
 	return out
 }
 
-// resolver resolves imports over the whole head tree (paths only; go.mod
-// texts read on demand).
+// resolver resolves the changed files' imports: over the snapshot's files,
+// or, when the snapshot reaches a larger head tree, listing only the
+// directories the imports name.
 func (r *relationFinder) resolver(ctx context.Context) (*lang.Resolver, error) {
 	if r.res != nil {
 		return r.res, nil
 	}
-	paths, err := r.b.treePaths(ctx)
-	if err != nil {
-		return nil, err
-	}
+	b := r.b
 	var readErr error
-	r.res = lang.NewResolver(paths, func(p string) string {
-		e, err := r.b.entryOf(ctx, p)
+	goMod := func(p string) string {
+		e, err := b.entryOf(ctx, p)
 		if err != nil {
 			readErr = err
 			return ""
@@ -355,6 +371,21 @@ func (r *relationFinder) resolver(ctx context.Context) (*lang.Resolver, error) {
 			return ""
 		}
 		return e.analysis
-	})
+	}
+	known := make([]string, 0, len(b.entries))
+	for _, e := range b.entries {
+		known = append(known, e.file.Path)
+	}
+	if b.snap.Tree == nil {
+		r.res = lang.NewResolver(known, goMod)
+		return r.res, readErr
+	}
+	r.res = lang.NewLazyResolver(known, func(dir string) []string {
+		ps, err := b.snap.Tree.Dir(ctx, dir)
+		if err != nil {
+			readErr = err
+		}
+		return ps
+	}, goMod)
 	return r.res, readErr
 }

@@ -96,10 +96,24 @@ func langFiles(files []File) []lang.File {
 type Tree interface {
 	// Paths lists every path of the tree, sorted.
 	Paths(ctx context.Context) ([]string, error)
+	// Dir lists the files directly in a directory ("" for the root),
+	// sorted; none when there is no such directory.
+	Dir(ctx context.Context, dir string) ([]string, error)
 	// File returns the entry at path; false when there is none.
 	File(ctx context.Context, path string) (File, bool, error)
-	// Grep returns, for each word, the paths whose text holds it as a whole
-	// word (letters, digits and _ delimit words), sorted, among the paths
-	// ending in one of exts (".go"; none means every path).
-	Grep(ctx context.Context, words []string, exts []string) (map[string][]string, error)
+	// Grep returns, for each word, the paths whose text holds it, sorted
+	// (see GrepOptions).
+	Grep(ctx context.Context, words []string, opts GrepOptions) (map[string][]string, error)
+}
+
+// GrepOptions say how Tree.Grep matches.
+type GrepOptions struct {
+	// Exts limits the search to paths ending in one of them (".go"; none
+	// means every path).
+	Exts []string
+	// Substring matches a word anywhere (else only as a whole word:
+	// letters, digits and _ delimit words), and IgnoreCase in any case;
+	// the result is then keyed by the word in lower case.
+	Substring  bool
+	IgnoreCase bool
 }

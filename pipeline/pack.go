@@ -311,3 +311,56 @@ func NewScanner(repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
 // is reported as skipped (history_blob_skipped), not read: a 200 MB blob
 // would cost minutes and gigabytes.
 func historyBlobLimit(pol *policy.Policy) int64 { return pol.Limits.MaxContentBytes }
+
+// Query builds the query pack (seed 003) of text over the tree opts names:
+// a commit's (--commit) or the working tree's. What it returns has been
+// scanned once more whole, after the chunks were: a finding there is an
+// error, never a pack.
+func Query(ctx context.Context, opts PackOptions, text string, maxChars int) (*pack.QueryPack, []byte, error) {
+	if opts.Base != "" || opts.Head != "" {
+		return nil, nil, &UsageError{errors.New("--query searches one tree: the working tree, or --commit REV")}
+	}
+	if maxChars < 0 {
+		return nil, nil, &UsageError{fmt.Errorf("--max-chars %d: a positive number of characters", maxChars)}
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = "."
+	}
+	repo, err := source.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := ResolveConfig(ctx, repo, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	scanner, err := NewScanner(repo, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := Snapshot(ctx, repo, opts, cfg.Policy.Pack.Scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	qp, data, err := pack.Query(ctx, snap, pack.Options{Policy: cfg.Policy, Scanner: scanner, Sensitive: audit.SensitiveFile, ToolVersion: Version},
+		pack.QueryOptions{Text: text, MaxChars: maxChars})
+	if err != nil {
+		return nil, nil, err
+	}
+	docs := [][2]string{{"(query)", qp.Query}}
+	for _, it := range qp.Items {
+		docs = append(docs, [2]string{it.File, it.Content})
+	}
+	for _, d := range docs {
+		findings, err := scanner.Scan(ctx, d[0], []byte(d[1]))
+		if err != nil {
+			return nil, nil, fmt.Errorf("secret scan of the query pack: %w", err)
+		}
+		if len(findings) > 0 {
+			return nil, nil, fmt.Errorf("the query pack still holds a secret in %s after redaction (rule %s): nothing written", d[0], findings[0].RuleID)
+		}
+	}
+	_ = scanner.Flush()
+	return qp, data, nil
+}

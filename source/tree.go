@@ -68,6 +68,39 @@ func (t *headTree) Paths(ctx context.Context) ([]string, error) {
 	return t.paths, t.err
 }
 
+// Dir lists the files directly in dir, sorted.
+func (t *headTree) Dir(ctx context.Context, dir string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	tree := t.tree
+	if dir != "" {
+		sub, err := t.tree.Tree(RawPath(dir))
+		if err != nil {
+			if err == object.ErrDirectoryNotFound || err == object.ErrEntryNotFound {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("look up %s in tree %s: %w", dir, t.tree.Hash, err)
+		}
+		tree = sub
+	}
+	var out []string
+	for _, e := range tree.Entries {
+		if e.Mode == filemode.Dir {
+			continue
+		}
+		name := e.Name
+		if dir != "" {
+			name = RawPath(dir) + "/" + name
+		}
+		out = append(out, safePath(name))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // File returns the tree's entry at p.
 func (t *headTree) File(ctx context.Context, p string) (pack.File, bool, error) {
 	if err := ctx.Err(); err != nil {
@@ -100,28 +133,33 @@ func (t *headTree) File(ctx context.Context, p string) (pack.File, bool, error) 
 	return f, true, nil
 }
 
-// Grep returns, for each word, the paths holding it as a whole word among
-// the files whose names end in one of exts.
-func (t *headTree) Grep(ctx context.Context, words, exts []string) (map[string][]string, error) {
+// Grep returns, for each word, the paths holding it (see pack.GrepOptions).
+func (t *headTree) Grep(ctx context.Context, words []string, opts pack.GrepOptions) (map[string][]string, error) {
 	out := map[string][]string{}
 	if len(words) == 0 {
 		return out, nil
 	}
 	if t.r.gitCLI() {
-		args := []string{"grep", "-z", "-o", "-w", "-F", "-I", "--no-color", "--no-textconv"}
+		args := []string{"grep", "-z", "-o", "-F", "-I", "--no-color", "--no-textconv"}
+		if !opts.Substring {
+			args = append(args, "-w")
+		}
+		if opts.IgnoreCase {
+			args = append(args, "-i")
+		}
 		for _, w := range words {
 			args = append(args, "-e", w)
 		}
 		args = append(args, t.commit.String(), "--")
-		for _, x := range exts {
+		for _, x := range opts.Exts {
 			args = append(args, "*"+x)
 		}
 		res, err := t.r.runGit(ctx, nil, args...)
 		if err == nil || isNoMatch(err) {
-			return parseGrep(res, t.commit.String()+":", out), nil
+			return parseGrep(res, t.commit.String()+":", opts.IgnoreCase, out), nil
 		}
 	}
-	return t.grepObjects(ctx, words, exts, out)
+	return t.grepObjects(ctx, words, opts, out)
 }
 
 // isNoMatch recognises git grep's exit status 1: nothing matched.
@@ -131,7 +169,7 @@ func isNoMatch(err error) bool {
 }
 
 // parseGrep reads "rev:path\0word\n" records, once per path and word.
-func parseGrep(res []byte, prefix string, out map[string][]string) map[string][]string {
+func parseGrep(res []byte, prefix string, lower bool, out map[string][]string) map[string][]string {
 	seen := map[string]bool{}
 	for len(res) > 0 {
 		nul := bytes.IndexByte(res, 0)
@@ -145,6 +183,9 @@ func parseGrep(res []byte, prefix string, out map[string][]string) map[string][]
 			nl = len(res)
 		}
 		word := string(res[:nl])
+		if lower {
+			word = strings.ToLower(word)
+		}
 		res = res[min(nl+1, len(res)):]
 		p := safePath(name)
 		if key := word + "\x00" + p; !seen[key] {
@@ -159,22 +200,38 @@ func parseGrep(res []byte, prefix string, out map[string][]string) map[string][]
 }
 
 // grepObjects searches the tree's blobs with go-git, where the CLI cannot.
-func (t *headTree) grepObjects(ctx context.Context, words, exts []string, out map[string][]string) (map[string][]string, error) {
+func (t *headTree) grepObjects(ctx context.Context, words []string, opts pack.GrepOptions, out map[string][]string) (map[string][]string, error) {
 	files, err := t.r.treeFiles(ctx, t.tree)
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range files {
-		if f.Read == nil || !hasExt(f.Path, exts) {
+		if f.Read == nil || !hasExt(f.Path, opts.Exts) {
 			continue
 		}
 		data, err := f.Read(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
+		if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+			continue // binary, as git grep -I
+		}
+		if opts.IgnoreCase {
+			data = bytes.ToLower(data)
+		}
 		for _, w := range words {
-			if containsWord(data, w) {
-				out[w] = append(out[w], f.Path)
+			key := w
+			if opts.IgnoreCase {
+				key = strings.ToLower(w)
+			}
+			found := false
+			if opts.Substring {
+				found = bytes.Contains(data, []byte(key))
+			} else {
+				found = containsWord(data, key)
+			}
+			if found && (len(out[key]) == 0 || out[key][len(out[key])-1] != f.Path) {
+				out[key] = append(out[key], f.Path)
 			}
 		}
 	}

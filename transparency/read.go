@@ -492,7 +492,12 @@ func rdNumber(list []rdPending) []rdChunk {
 func rdOverview(b *strings.Builder, p *pack.Pack, rec *Record, profile string, lim rdLimits, counts map[string]int, total int) {
 	src := p.Source
 	repo := rdOr(src.Repository, p.Manifest.ProjectName)
-	fmt.Fprintf(b, "**Objective:** hand over %s", viewCodeSpan(rdOr(repo, "the repository")))
+	if rdIntent(b, p, lim) {
+		b.WriteString("**Pack:**")
+	} else {
+		b.WriteString("**Objective:**")
+	}
+	fmt.Fprintf(b, " hand over %s", viewCodeSpan(rdOr(repo, "the repository")))
 	switch {
 	case src.Base != "" && src.Head != "":
 		fmt.Fprintf(b, " changes %s..%s", viewCodeSpan(viewShort(src.Base)), viewCodeSpan(viewShort(src.Head)))

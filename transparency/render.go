@@ -97,6 +97,7 @@ func rnMarkdown(p *pack.Pack) string {
 		fmt.Fprintf(&b, "- dependencies: %s\n", strings.Join(deps, ", "))
 	}
 
+	rnIntentMarkdown(&b, p.Intent)
 	if len(p.Changes) > 0 {
 		fmt.Fprintf(&b, "\n## Changes (%s)\n", viewInt(len(p.Changes)))
 		for i := range p.Changes {
@@ -120,6 +121,7 @@ func rnMarkdown(p *pack.Pack) string {
 			if len(c.Redactions) > 0 {
 				fmt.Fprintf(&b, "- redactions: %s\n", rdRedactions(c.Redactions))
 			}
+			rnOmittedHunks(&b, c)
 			if c.Diff != "" {
 				b.WriteString("\n")
 				viewFenceBlock(&b, c.Diff, "diff")
@@ -141,6 +143,9 @@ func rnMarkdown(p *pack.Pack) string {
 				fmt.Fprintf(&b, " · importance: %s", viewVisible(it.Importance))
 			}
 			b.WriteString("\n")
+			if r := rnItemRegion(it); r != "" {
+				fmt.Fprintf(&b, "- %s\n", r)
+			}
 			fmt.Fprintf(&b, "- sha256: %s · truncated: %t · original: %s · encoding: %s\n",
 				viewCodeSpan(it.SHA256), it.Truncated, viewOriginalSize(it.OriginalSizeBytes, it.OriginalWithheld), viewVisible(rdOr(it.Encoding, "unknown")))
 			if len(it.Redactions) > 0 {
@@ -347,6 +352,7 @@ func rnXML(p *pack.Pack) string {
 		"truncated", strconv.FormatBool(bu.Truncated), "dropped_items", strconv.Itoa(bu.DroppedItems),
 		"estimated_tokens", strconv.Itoa(bu.EstimatedTokens), "token_encoding", bu.TokenEncoding)
 
+	rnIntentXML(w, p.Intent)
 	mf := p.Manifest
 	w.open("manifest", "project_name", mf.ProjectName, "project_type", mf.ProjectType,
 		"build_system", mf.BuildSystem, "test_framework", mf.TestFramework)
@@ -375,6 +381,9 @@ func rnXML(p *pack.Pack) string {
 		for _, r := range c.Redactions {
 			w.empty("redaction", "line", strconv.Itoa(r.Line), "rule_id", r.RuleID)
 		}
+		for _, h := range c.OmittedHunks {
+			w.empty("omitted_hunk", "header", h.Header, "added", strconv.Itoa(h.Added), "deleted", strconv.Itoa(h.Deleted), "symbol", h.Symbol)
+		}
 		if c.Diff != "" {
 			w.textElement("diff", c.Diff)
 		}
@@ -388,7 +397,9 @@ func rnXML(p *pack.Pack) string {
 	for _, it := range items {
 		w.open("file", "id", it.ID, "path", it.Path, "role", it.Role, "category", string(it.Category),
 			"importance", it.Importance, "encoding", it.Encoding, "sha256", it.SHA256, "blob", it.Blob,
-			"truncated", strconv.FormatBool(it.Truncated), "original_size_bytes", rnSize(it.OriginalSizeBytes), "original_withheld", it.OriginalWithheld)
+			"truncated", strconv.FormatBool(it.Truncated), "original_size_bytes", rnSize(it.OriginalSizeBytes), "original_withheld", it.OriginalWithheld,
+			"start_line", rnLine(it.StartLine), "end_line", rnLine(it.EndLine), "symbol", it.Symbol, "type", it.SymbolType,
+			"relationship", strings.Join(it.Relationship, " "), "distance", rnLine(it.Distance))
 		w.b.WriteByte('\n')
 		for _, r := range it.Redactions {
 			w.empty("redaction", "line", strconv.Itoa(r.Line), "rule_id", r.RuleID)
@@ -470,4 +481,12 @@ func rnSize(n *int64) string {
 		return ""
 	}
 	return strconv.FormatInt(*n, 10)
+}
+
+// rnLine is a line number or distance as an attribute: "" (left out) for 0.
+func rnLine(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }

@@ -31,6 +31,9 @@ type packOptions struct {
 	// taskFile is --task: a task file whose goal and acceptance criteria
 	// become the pack's intent.
 	taskFile string
+	// query builds a query pack of the tree instead (--query, --max-chars).
+	query    string
+	maxChars int
 }
 
 func newPackCmd(io ioStreams) *cobra.Command {
@@ -73,6 +76,8 @@ in the policy) lists every file of the head tree instead.`,
 	f.IntVar(&opts.MaxTokens, "max-tokens", 0, "token budget of a change pack (default from policy: sized to the change, 6,000-20,000)")
 	f.StringVar(&opts.SecretsAction, "secrets-action", "", "what to do with a secret: redact, exclude or fail")
 	f.StringVar(&opts.Goal, "goal", "", "the change's objective, first in the pack's intent")
+	f.StringVar(&opts.query, "query", "", "write a query pack instead: the most relevant code chunks of the tree for an identifier, a path or a phrase")
+	f.IntVar(&opts.maxChars, "max-chars", 0, "character budget of a --query pack (default 20,000)")
 	f.StringVar(&opts.taskFile, "task", "", "task file (markdown, or JSON/YAML with title, goal, body, acceptance, files) for the pack's intent")
 	f.StringVarP(&opts.output, "output", "o", "-", "write the pack to FILE atomically; - for stdout")
 	f.StringVar(&opts.record, "record", "", "write the transparency record to FILE (default <output>.record.json; none for stdout)")
@@ -107,6 +112,12 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		if key, err = transparency.LoadPrivateKey(opts.signKey); err != nil {
 			return fmt.Errorf("--sign-key: %w", err)
 		}
+	}
+	if opts.query != "" {
+		return runQuery(cmd, io, opts)
+	}
+	if opts.maxChars != 0 {
+		return usageErr("--max-chars is the budget of a --query pack")
 	}
 	if opts.taskFile != "" {
 		data, err := fsutil.ReadFile(opts.taskFile, pack.MaxTaskBytes)
@@ -206,5 +217,31 @@ func storePack(cmd *cobra.Command, io ioStreams, opts *packOptions, run *pipelin
 		verb = "already stored"
 	}
 	fmt.Fprintf(io.ErrOut, "--store: %s %s as %s in %s\n", verb, res.View.ID, res.View.Name, st.Dir())
+	return nil
+}
+
+// runQuery writes a query pack: the most relevant chunks of the tree for
+// the query, within --max-chars.
+func runQuery(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
+	if opts.format != "json" || opts.notes || opts.attest != "" || opts.store || opts.record != "" || opts.Goal != "" || opts.taskFile != "" {
+		return usageErr("--query writes a query pack (JSON) only: it takes -C, --commit, --policy, --include/--exclude, --max-chars and -o")
+	}
+	qp, data, err := pipeline.Query(cmd.Context(), opts.PackOptions, opts.query, opts.maxChars)
+	if err != nil {
+		return err
+	}
+	if opts.output == "-" {
+		if _, err := io.Out.Write(data); err != nil {
+			return err
+		}
+	} else {
+		var files fsutil.Batch
+		files.Add(opts.output, data, 0o644)
+		if err := files.Commit(cmd.Context()); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(io.ErrOut, "%s: query pack, %d items, %d of %d characters, %d dropped\n",
+		opts.output, len(qp.Items), qp.Budget.UsedChars, qp.Budget.MaxChars, qp.Budget.DroppedItems)
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	stdio "io"
 	"net"
@@ -21,15 +22,21 @@ func newServeCmd(io ioStreams) *cobra.Command {
 		Long: `Serve speaks the Model Context Protocol on standard input and output (or,
 with --http, streamable HTTP on a loopback address) and serves the pack store
 (ctxpack store --help): the tools "input" (list, get, write, ttl, delete) and
-"output" (list, read) of seed 001, and every stored pack and document as a
-resource (ctxpack://packs/<id>, ctxpack://packs/<id>/document).`,
+"output" (list, read), "query" (the most relevant code chunks of the
+repository for an identifier, a path or a phrase, as ctxpack pack --query),
+and every stored pack and document as a resource (ctxpack://packs/<id>,
+ctxpack://packs/<id>/document).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := sf.open(os.Getenv)
 			if err != nil {
 				return err
 			}
-			srv := mcpserver.New(mcpserver.Options{Store: st, Version: pipeline.Version})
+			query := func(ctx context.Context, text string, maxChars int, commit string) ([]byte, error) {
+				_, data, err := pipeline.Query(ctx, pipeline.PackOptions{Dir: sf.dir, Commit: commit, PolicyFile: sf.policy}, text, maxChars)
+				return data, err
+			}
+			srv := mcpserver.New(mcpserver.Options{Store: st, Version: pipeline.Version, Query: query})
 			if httpAddr == "" {
 				return srv.Run(cmd.Context(), &mcp.IOTransport{Reader: stdio.NopCloser(io.In), Writer: nopWriteCloser{io.Out}})
 			}

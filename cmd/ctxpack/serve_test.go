@@ -46,7 +46,7 @@ func TestServeStdio(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 2 {
+	if err != nil || len(tools.Tools) != 3 { // input, output, query
 		t.Fatalf("tools: %+v %v", tools, err)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "output", Arguments: map[string]any{"action": "read", "name": "pr-1", "profile": "reviewer"}})

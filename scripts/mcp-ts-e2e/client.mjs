@@ -21,7 +21,7 @@ await client.connect(new StdioClientTransport({ command: bin, args: ["serve", "-
 check("initialize: server is ctxpack", client.getServerVersion()?.name === "ctxpack");
 
 const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-check("tools/list: input and output", tools.join(",") === "input,output", tools.join(","));
+check("tools/list: input, output and query", tools.join(",") === "input,output,query", tools.join(","));
 
 const call = async (name, args) => {
   const res = await client.callTool({ name, arguments: args });
