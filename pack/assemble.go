@@ -392,7 +392,7 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 		}
 		used := utf8.RuneCount(data)
 		if used <= limit {
-			return nil
+			return b.refillTier(p, ordered, limit, used)
 		}
 		excess := used - limit
 		dropped := false
@@ -411,6 +411,35 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 		}
 		b.fill(p, ordered)
 	}
+}
+
+// refillTier takes back, in priority order, the items the tier dropped that
+// the room left can still hold: dropping is done in rounds on estimates and
+// may drop more than needed.
+func (b *builder) refillTier(p *Pack, ordered []*entry, limit, used int) error {
+	dropped := fmt.Sprintf("dropped to fit tier %s (%d characters)", b.pol.Pack.Tier, limit)
+	for _, e := range ordered {
+		if e.row.Reason != ReasonSizeLimit || e.row.Detail != dropped {
+			continue
+		}
+		if utf8.RuneCountInString(e.sent)+200 > limit-used {
+			continue
+		}
+		e.row.Reason, e.row.Detail = "", ""
+		b.fill(p, ordered)
+		data, err := Finalize(p)
+		if err != nil {
+			return err
+		}
+		if n := utf8.RuneCount(data); n <= limit {
+			used = n
+			continue
+		}
+		e.row.Reason, e.row.Detail, e.row.Included = ReasonSizeLimit, dropped, false
+		b.fill(p, ordered)
+	}
+	_, err := Finalize(p)
+	return err
 }
 
 // directoryTree builds the condensed directory tree and counts directories.

@@ -173,3 +173,19 @@ func TestDiffsStayWithinTheContentBudget(t *testing.T) {
 		t.Fatalf("secrets = %+v", out.Result.Secrets)
 	}
 }
+
+// A whole-tree pack at a tier keeps every file the room left can hold: a
+// small file is not dropped with the large ones.
+func TestTierKeepsWhatFits(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("big.txt", lines(3000, "a long line of filler text"))
+	g.Write("small.txt", "tiny\n")
+	g.Commit("files")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Type: "full", Tier: "cheap", MaxFileBytes: 200000, MaxContentBytes: 1 << 20})
+	if _, ok := item(p, "small.txt"); !ok {
+		t.Fatalf("small.txt dropped; index %+v", index(p)["small.txt"])
+	}
+	if _, ok := item(p, "big.txt"); ok {
+		t.Fatal("big.txt cannot fit tier cheap")
+	}
+}

@@ -119,7 +119,6 @@ type unit struct {
 	chars      int
 	bytes      int
 	accepted   bool
-	prepareErr error
 }
 
 func (u *unit) isHunk() bool { return u.ch != nil }

@@ -115,6 +115,7 @@ func main() {
 	fmt.Printf("pull requests: %d\n", len(defTokens))
 	fmt.Printf("median default pack: %d tokens (target <= 10,000)\n", median(defTokens))
 	fmt.Printf("added lines present, default: mean %.1f%%, min %.1f%%\n", 100*mean(defShares), 100*minf(defShares))
+	fmt.Printf("added lines present, cheap: mean %.1f%%, min %.1f%%\n", 100*mean(cheapShares), 100*minf(cheapShares))
 	fmt.Printf("added lines present, default, packs within their budget (%d): mean %.1f%%, min %.1f%% (target 100%%)\n", len(fitShares), 100*mean(fitShares), 100*minf(fitShares))
 	fmt.Printf("added lines present, cheap, diff <= 16,000 chars (%d): mean %.1f%%, min %.1f%% (target >= 95%%)\n", len(smallCheapShares), 100*mean(smallCheapShares), 100*minf(smallCheapShares))
 	fmt.Printf("commit subjects present: mean %.1f%%, min %.1f%% (target 100%%)\n", 100*mean(subjShares), 100*minf(subjShares))
