@@ -898,3 +898,98 @@ func TestPullRequestIntent(t *testing.T) {
 		t.Error("commit messages missing")
 	}
 }
+
+// partialClone is what actions/checkout makes with filter: blob:none (and
+// sparse-checkout: when sparse names directories): a partial clone of g's
+// branch, depth 0 (full history) unless depth is set.
+func partialClone(t *testing.T, g *gittest.Repo, branch string, depth int, sparse ...string) string {
+	t.Helper()
+	g.Git("config", "uploadpack.allowFilter", "true")
+	g.Git("config", "uploadpack.allowAnySHA1InWant", "true")
+	dir := filepath.Join(t.TempDir(), "widgets")
+	args := []string{"clone", "-q", "--filter=blob:none", "--branch", branch}
+	if depth > 0 {
+		args = append(args, "--depth", strconv.Itoa(depth))
+	}
+	if len(sparse) > 0 {
+		args = append(args, "--sparse")
+	}
+	g.Git(append(args, "file://"+g.Dir, dir)...)
+	if len(sparse) > 0 {
+		g.At(dir).Git(append([]string{"sparse-checkout", "set"}, sparse...)...)
+	}
+	return dir
+}
+
+// A pull request checked out with filter: blob:none and sparse-checkout
+// (fetch-depth: 0): packed from git history, the base's blobs fetched on
+// demand; the pack audits clean against the partial clone itself.
+func TestPartialSparseCheckoutPullRequest(t *testing.T) {
+	g, base, head := prRepo(t)
+	// The changed files (util.go, feature.go) are outside the sparse set.
+	dir := partialClone(t, g, "feature", 0, "--no-cone", "/README.md")
+	if _, err := os.Stat(filepath.Join(dir, "util.go")); !os.IsNotExist(err) {
+		t.Fatalf("util.go is checked out: %v", err)
+	}
+	h := newHarness(t, dir)
+	h.event("pull_request", head, prPayload("opened", 12, base, head, "octo/widgets"))
+	res := h.mustRun()
+	if res.Verdict != "pass" || res.Failed {
+		t.Fatalf("result %+v\n%s", res, h.stdout.String())
+	}
+	for _, repoDir := range []string{dir, g.Dir} {
+		p := h.checkPack(repoDir)
+		if p.Source.Head != head || p.Source.Base != base || len(p.Changes) != 2 {
+			t.Fatalf("source %+v changes %+v", p.Source, p.Changes)
+		}
+	}
+	if strings.Contains(h.summary(), "History was not available") {
+		t.Fatal("a full-history partial clone took the shallow path")
+	}
+}
+
+// actions/checkout's default depth with filter: blob:none: shallow and
+// partial; the history is fetched from the checkout's own remote and the
+// blobs of the change in one request.
+func TestShallowPartialPullRequestFetchesHistory(t *testing.T) {
+	g, base, head := prRepo(t)
+	dir := partialClone(t, g, "feature", 1)
+	h := newHarness(t, dir)
+	h.event("pull_request", head, prPayload("opened", 12, base, head, "octo/widgets"))
+	res := h.mustRun()
+	if res.Verdict != "pass" || res.Failed {
+		t.Fatalf("result %+v\n%s", res, h.stdout.String())
+	}
+	for _, repoDir := range []string{dir, g.Dir} {
+		p := h.checkPack(repoDir)
+		if p.Source.Head != head || p.Source.Base != base || len(p.Changes) != 2 {
+			t.Fatalf("source %+v changes %+v", p.Source, p.Changes)
+		}
+	}
+	if out := h.stdout.String(); !strings.Contains(out, "fetching the history of the change") || !strings.Contains(out, "blobs of the change") {
+		t.Fatalf("no fetch reported:\n%s", out)
+	}
+}
+
+// A partial clone whose promisor remote cannot be reached: the changed
+// files' base versions cannot be read, so the verdict fails and the step
+// with it, saying which files and why.
+func TestPartialCloneUnreachablePromisorFails(t *testing.T) {
+	g, base, head := prRepo(t)
+	dir := partialClone(t, g, "feature", 0)
+	if err := os.Rename(g.Dir, g.Dir+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, dir)
+	h.event("pull_request", head, prPayload("opened", 12, base, head, "octo/widgets"))
+	res, err := h.run()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, h.stdout.String())
+	}
+	if res.Verdict != "fail" || !res.Failed {
+		t.Fatalf("result %+v", res)
+	}
+	if out := h.stdout.String(); !strings.Contains(out, "content_unavailable") || !strings.Contains(out, "util.go") {
+		t.Fatalf("the failure does not name the unreadable change:\n%s", out)
+	}
+}

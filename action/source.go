@@ -46,6 +46,7 @@ func (r *runner) pack(ctx context.Context) (*packed, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close() // what a run reads, it has read when it returns
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository: add actions/checkout before ctxpack (or set working-directory)", r.dir)
 	}
@@ -82,6 +83,7 @@ func (r *runner) pack(ctx context.Context) (*packed, error) {
 		if err != nil {
 			return nil, err
 		}
+		run.Close()
 		return &packed{run: run, notes: notes}, nil
 	}
 	return r.fallback(ctx, repo, opts, ch, notes)

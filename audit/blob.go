@@ -2,6 +2,7 @@ package audit
 
 import (
 	"crypto/sha1"
+	"crypto/sha256"
 	"strconv"
 )
 
@@ -13,4 +14,12 @@ func sha1Blob(data []byte) [20]byte {
 	var out [20]byte
 	copy(out[:], h.Sum(nil))
 	return out
+}
+
+// gitBlobSHA256 is a SHA-256 repository's object id of a blob with this content.
+func gitBlobSHA256(data []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	return h.Sum(nil)
 }

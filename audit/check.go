@@ -50,6 +50,7 @@ func Pack(ctx context.Context, data []byte, in Input) (*Verdict, error) {
 	a.originals()
 	a.paths(ctx)
 	a.sizes()
+	a.availability()
 	if in.Snapshot != nil {
 		a.repository(ctx)
 	}
@@ -336,6 +337,19 @@ func redactionSlack(r []pack.Redaction) int64 {
 	return n
 }
 
+// availability fails every changed file whose content the repository
+// could not provide: what a change brings must be checked, never assumed.
+func (a *auditor) availability() {
+	for _, c := range a.p.Changes {
+		if c.DiffWithheld != pack.ReasonNotFetched {
+			continue
+		}
+		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeContentUnavailable,
+			Message: fmt.Sprintf("changed file %s (%s) could not be checked: its content is not in this partial clone and its promisor remote could not provide it; give the remote's access (network, credentials) and pack again, or fetch the objects first", c.Path, c.Status),
+			Details: map[string]any{"path": c.Path, "status": c.Status, "reason": string(c.DiffWithheld)}})
+	}
+}
+
 // repository checks the pack against the repository state it claims.
 func (a *auditor) repository(ctx context.Context) {
 	snap := a.in.Snapshot
@@ -396,7 +410,7 @@ func (a *auditor) repository(ctx context.Context) {
 		// A withheld original has no blob id in the pack: its content is
 		// re-derived all the same. A message never names the repository's
 		// blob id: it is a function of the file, which may hold a secret.
-		if it.Blob != "" && it.Blob != gitBlobID(d) {
+		if it.Blob != "" && it.Blob != gitBlobID(d, len(it.Blob)) {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
 				Message: fmt.Sprintf("%s: the blob id in the pack is not the repository's", it.ID),
 				Details: map[string]any{"path": it.Path, "id": it.ID, "pack_blob": it.Blob}})
@@ -452,7 +466,12 @@ func (a *auditor) repository(ctx context.Context) {
 	}
 }
 
-func gitBlobID(data []byte) string {
+// gitBlobID is git's id of a blob with this content: SHA-256 when the id
+// it is compared with has 64 digits (a SHA-256 repository), else SHA-1.
+func gitBlobID(data []byte, idLen int) string {
+	if idLen == 64 {
+		return hex.EncodeToString(gitBlobSHA256(data))
+	}
 	h := sha1Blob(data)
 	return hex.EncodeToString(h[:])
 }

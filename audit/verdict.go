@@ -50,7 +50,11 @@ const (
 	// digest of a file that holds a secret, which lets anyone confirm a
 	// guess of the secret offline.
 	CodeOriginalPublished = "original_published"
-	CodeInternal          = "internal_error"
+	// CodeContentUnavailable is a changed file whose content the
+	// repository could not provide (a partial clone's blob its promisor
+	// remote could not send): the change was not checked.
+	CodeContentUnavailable = "content_unavailable"
+	CodeInternal           = "internal_error"
 )
 
 // Check is one failed (or warned, or skipped) check, in seed 001's error

@@ -5,6 +5,7 @@
 package hooks
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,17 +37,19 @@ type Location struct {
 
 // Locate finds the hooks directory of the repository containing dir, as git
 // does: core.hooksPath from the system, global, repository and worktree
-// config and GIT_CONFIG_COUNT/KEY_n/VALUE_n (last one wins; "~/" expanded; a
-// relative path is relative to the work tree, where git runs hooks), else the
-// common dir's hooks/ (so a linked worktree shares the main repository's
-// hooks). The config files are parsed with go-git's config decoder.
-// include.path and includeIf are not followed: when core.hooksPath comes from
-// an included file, pass the directory explicitly.
+// config (includes and includeIf too) and GIT_CONFIG_COUNT/KEY_n/VALUE_n
+// (last one wins; "~/" expanded; a relative path is relative to the work
+// tree, where git runs hooks), else the common dir's hooks/ (so a linked
+// worktree shares the main repository's hooks). git itself is asked
+// (git rev-parse --git-path hooks); when it cannot run, the config files are
+// parsed with go-git's config decoder, which does not follow include.path
+// and includeIf.
 func Locate(dir string) (*Location, error) {
 	repo, err := source.Open(dir)
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close()
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not inside a git repository", dir)
 	}
@@ -55,6 +58,12 @@ func Locate(dir string) (*Location, error) {
 		return nil, err
 	}
 	loc := &Location{Root: repo.Root, GitDir: gitDir, CommonDir: commonDir, StateDir: repo.StateDir()}
+	if dir, from, err := repo.HooksDir(context.Background()); err == nil {
+		loc.Dir, loc.From = dir, from
+		return loc, nil
+	}
+	// git could not be asked: read the config files as git would, but for
+	// include.path and includeIf.
 	hooksPath, from, err := hooksPathConfig(gitDir, commonDir)
 	if err != nil {
 		return nil, err

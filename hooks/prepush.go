@@ -14,7 +14,6 @@ import (
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Update is one line of git's pre-push input:
@@ -145,29 +144,30 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer repo.Close()
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
 	}
 	rep := &Report{Remote: opts.Remote, URL: opts.URL, Root: repo.Root}
 
 	// Old values of updated refs that this repository has: the remote has them.
-	var remoteHas []plumbing.Hash
+	var remoteHas []source.ObjectID
 	for _, u := range opts.Updates {
 		if !u.New() && !u.Deleted() {
-			if h, kind, err := repo.Peel(plumbing.NewHash(u.RemoteSHA)); err == nil && kind == source.KindCommit {
+			if h, kind, err := repo.Peel(source.ObjectID(u.RemoteSHA)); err == nil && kind == source.KindCommit {
 				remoteHas = append(remoteHas, h)
 			}
 		}
 	}
-	var tracking []plumbing.Hash
+	var tracking []source.ObjectID
 	trackingLoaded := false
 
 	// 1. What each ref publishes.
 	type target struct {
 		index int
-		head  plumbing.Hash
-		known []plumbing.Hash
-		set   map[plumbing.Hash]bool
+		head  source.ObjectID
+		known []source.ObjectID
+		set   map[source.ObjectID]bool
 	}
 	var targets []*target
 	for i, u := range opts.Updates {
@@ -177,7 +177,7 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 			rep.Refs = append(rep.Refs, res)
 			continue
 		}
-		head, kind, err := repo.Peel(plumbing.NewHash(u.LocalSHA))
+		head, kind, err := repo.Peel(source.ObjectID(u.LocalSHA))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u.LocalRef, err)
 		}
@@ -187,14 +187,14 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 			rep.Refs = append(rep.Refs, res)
 			continue
 		}
-		var known []plumbing.Hash
+		var known []source.ObjectID
 		if !u.New() {
-			old, okind, err := repo.Peel(plumbing.NewHash(u.RemoteSHA))
+			old, okind, err := repo.Peel(source.ObjectID(u.RemoteSHA))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", u.RemoteRef, err)
 			}
 			if okind == source.KindCommit {
-				known = []plumbing.Hash{old}
+				known = []source.ObjectID{old}
 			} else {
 				res.Why = fmt.Sprintf("the remote's %s is not in this repository (git fetch %s?): checking the commits not on %s's tracking refs",
 					pipeline.ShortSHA(u.RemoteSHA), opts.Remote, opts.Remote)
@@ -207,7 +207,7 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 				}
 				trackingLoaded = true
 			}
-			known = append(append([]plumbing.Hash{}, tracking...), remoteHas...)
+			known = append(append([]source.ObjectID{}, tracking...), remoteHas...)
 			if res.Why == "" {
 				if len(tracking) == 0 {
 					res.Why = fmt.Sprintf("new ref, no tracking refs for %s: checking every commit it reaches", opts.Remote)
@@ -220,9 +220,9 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", u.LocalRef, err)
 		}
-		t := &target{index: i, head: head, known: known, set: map[plumbing.Hash]bool{}}
+		t := &target{index: i, head: head, known: known, set: map[source.ObjectID]bool{}}
 		for _, c := range un.Commits {
-			t.set[c.Hash] = true
+			t.set[c.ID] = true
 		}
 		targets = append(targets, t)
 		rep.Refs = append(rep.Refs, res)
@@ -239,7 +239,7 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 		return len(targets[i].set) > len(targets[j].set)
 	})
 	var pusher *pipeline.Pusher // built on first need: deletions load no rules
-	done := map[plumbing.Hash][]*target{}
+	done := map[source.ObjectID][]*target{}
 	for _, t := range targets {
 		res := byIndex(t.index)
 		if len(t.set) == 0 {
@@ -293,7 +293,7 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 	return rep, nil
 }
 
-func subset(a, b map[plumbing.Hash]bool) bool {
+func subset(a, b map[source.ObjectID]bool) bool {
 	for h := range a {
 		if !b[h] {
 			return false
@@ -340,6 +340,7 @@ func PreCommitUpdates(dir string, getenv func(string) string) (remote, url strin
 	if err != nil {
 		return "", "", nil, err
 	}
+	defer repo.Close()
 	remote, url = getenv("PRE_COMMIT_REMOTE_NAME"), getenv("PRE_COMMIT_REMOTE_URL")
 	if remote == "" {
 		remote = "origin"

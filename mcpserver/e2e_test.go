@@ -77,7 +77,7 @@ func session(t *testing.T) (*mcp.ClientSession, *store.Store, *clock, string) {
 	}
 	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
 	st, err := store.Open(store.Options{Dir: t.TempDir(), Now: c.Now, TTL: time.Hour, ExpiringSoon: 10 * time.Minute,
-		Scanner: sc, Files: store.NewRepoFiles(repo.Git(), repo.Root)})
+		Scanner: sc, Files: store.NewRepoFiles(repo, repo.Root)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -397,11 +397,18 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 			exclude(ReasonBinary, "not a regular file")
 		}
 	}
+	var data []byte
 	if e.row.Reason == "" {
-		data, err := f.Read(ctx)
-		if err != nil {
+		var err error
+		data, err = f.Read(ctx)
+		var unavailable *Unavailable
+		if errors.As(err, &unavailable) {
+			exclude(unavailable.Reason, unavailable.Detail)
+		} else if err != nil {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
+	}
+	if e.row.Reason == "" {
 		sum := sha256.Sum256(data)
 		e.row.SHA256Original = hex.EncodeToString(sum[:])
 		e.size = int64(len(data))

@@ -24,7 +24,8 @@ type File struct {
 	Path string
 	Size int64
 	Mode Mode
-	// Blob is the git blob id of the content, when known without reading it.
+	// Blob is the git blob id of the content, when known without reading it
+	// (40 hex digits, or 64 in a SHA-256 repository).
 	Blob string
 	// Read returns the file's bytes; nil for symlinks and submodules.
 	Read func(ctx context.Context) ([]byte, error)
@@ -58,6 +59,10 @@ type Snapshot struct {
 type CommitPatch struct {
 	Commit string
 	Files  []AddedLines
+	// Unread lists the files whose added lines could not be read (content
+	// a partial clone could not fetch): the commit's history scan is
+	// incomplete without them.
+	Unread []string
 	// Skipped are the files of the commit whose lines were not read: a
 	// blob over the size limit of the per-commit scan.
 	Skipped []SkippedFile

@@ -55,7 +55,23 @@ const (
 	// ReasonBoilerplate: an unchanged licence, changelog, lockfile, author
 	// list or generated file, which a change pack never carries.
 	ReasonBoilerplate Reason = "boilerplate"
+	// ReasonNotCheckedOut is a file of a sparse checkout outside its sparse
+	// set: in the commit, not in the work tree a work-tree pack describes.
+	ReasonNotCheckedOut Reason = "not_checked_out"
+	// ReasonNotFetched is a file of a partial clone whose content is not in
+	// the clone and could not be fetched from its promisor remote.
+	ReasonNotFetched Reason = "not_fetched"
 )
+
+// Unavailable is the error a File's Read returns when the source cannot
+// provide the content: the file is listed and excluded with Reason.
+type Unavailable struct {
+	Reason Reason
+	// Detail says why, and what to do about it.
+	Detail string
+}
+
+func (e *Unavailable) Error() string { return string(e.Reason) + ": " + e.Detail }
 
 // Pack is a Full or Summary pack; fields a type does not use are omitted.
 // Field order here is the order of the serialized JSON.

@@ -39,6 +39,7 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 		if repo, err = source.Open(opts.RepoDir); err != nil {
 			return nil, err
 		}
+		defer repo.Close()
 		var parsed pack.Pack
 		if json.Unmarshal(data, &parsed) == nil {
 			p = &parsed

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
@@ -235,7 +233,7 @@ func TestPrePushPackAuditsClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _ := repo.Resolve("HEAD")
-	pr, err := pusher.Run(context.Background(), PushTarget{Head: head, Known: []plumbing.Hash{plumbing.NewHash(base)}, Ref: "refs/heads/main"})
+	pr, err := pusher.Run(context.Background(), PushTarget{Head: head, Known: []source.ObjectID{source.ObjectID(base)}, Ref: "refs/heads/main"})
 	if err != nil || pr.Run == nil {
 		t.Fatalf("push run: %+v %v", pr, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack/schema"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // hostileNames are names git accepts that once failed ctxpack's own audit:
@@ -42,7 +41,7 @@ func TestNamesGitAcceptsPackAndAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _ := repo.Resolve("HEAD")
-	pushed, err := pusher.Run(context.Background(), PushTarget{Head: head, Known: []plumbing.Hash{plumbing.NewHash(base)}, Ref: "refs/heads/main"})
+	pushed, err := pusher.Run(context.Background(), PushTarget{Head: head, Known: []source.ObjectID{source.ObjectID(base)}, Ref: "refs/heads/main"})
 	if err != nil {
 		t.Fatal(err)
 	}

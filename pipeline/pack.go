@@ -63,7 +63,8 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// Outcome is everything a run produced.
+// Outcome is everything a run produced. Close it when done with its
+// repository (its notes are written through it).
 type Outcome struct {
 	Repo       *source.Repo
 	Config     *Config
@@ -73,6 +74,9 @@ type Outcome struct {
 	Result     *pack.Result
 	Scanner    *audit.Scanner
 }
+
+// Close releases the repository.
+func (o *Outcome) Close() error { return o.Repo.Close() }
 
 // LoadPolicy finds the effective policy for opts: the named file, else the
 // repository's .ctxpack.yml, else the defaults; then the overrides.
@@ -246,6 +250,16 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	out, err := packRepo(ctx, repo, opts)
+	if err != nil {
+		repo.Close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// packRepo is Pack on an opened repository.
+func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcome, error) {
 	cfg, err := ResolveConfig(ctx, repo, opts)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/source"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TriggerPrePush is the trigger of packs the pre-push hook builds.
@@ -78,10 +77,10 @@ func gitleaksKey(g *audit.GitleaksFiles) string {
 // PushTarget is one ref of a push.
 type PushTarget struct {
 	// Head is the commit the ref will point to.
-	Head plumbing.Hash
+	Head source.ObjectID
 	// Known are commits the remote has: the ref's old value for an update,
 	// the remote's tracking refs for a new ref.
-	Known []plumbing.Hash
+	Known []source.ObjectID
 	// Ref is the remote ref being updated (refs/heads/main, refs/tags/v1).
 	Ref string
 }
@@ -108,7 +107,7 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	}
 	base := ""
 	if u.Base != nil {
-		base = u.Base.Hash.String()
+		base = u.Base.ID.String()
 	}
 	cfg, err := ChangeConfig(ctx, p.opts, GitTree(p.Repo, base), GitTree(p.Repo, t.Head.String()))
 	if err != nil {

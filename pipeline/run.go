@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"time"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
@@ -32,7 +34,12 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	return complete(ctx, out, NotRun{})
+	run, err := complete(ctx, out, NotRun{})
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	return run, nil
 }
 
 // NotRun are checks that could not run, for reasons the caller knows.
@@ -137,6 +144,9 @@ func (r *Run) previousDigest() (string, error) {
 	if !r.Repo.IsGit() || head == "" {
 		return "", nil
 	}
+	if r.Repo.Git() == nil { // the git CLI reads this repository
+		return r.previousDigestCLI(context.Background(), head)
+	}
 	d, err := transparency.PreviousDigest(r.Repo.Git(), plumbing.NewHash(head))
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return "", nil // a shallow clone lacks the parent whose note would be read
@@ -160,7 +170,7 @@ func (r *Run) WriteNote() error {
 	// stored (another run may have stored it since this one read it): its
 	// previous, and so RecordJSON, may change here. Write the record's
 	// files after this.
-	return transparency.WriteRecordNote(r.Repo.Git(), plumbing.NewHash(head), func(previous string) ([]byte, error) {
+	bind := func(previous string) ([]byte, error) {
 		if previous != r.Record.Previous {
 			r.Record.Previous = previous
 			data, err := r.Record.JSON()
@@ -170,7 +180,51 @@ func (r *Run) WriteNote() error {
 			r.RecordJSON = data
 		}
 		return r.RecordJSON, nil
-	})
+	}
+	if r.Repo.Git() == nil {
+		return r.writeNoteCLI(context.Background(), head, bind)
+	}
+	return transparency.WriteRecordNote(r.Repo.Git(), plumbing.NewHash(head), bind)
+}
+
+// previousDigestCLI is previousDigest through the git CLI.
+func (r *Run) previousDigestCLI(ctx context.Context, head string) (string, error) {
+	c, err := r.Repo.ReadCommit(ctx, source.ObjectID(head))
+	if err != nil {
+		return "", fmt.Errorf("read the parent's record from refs/notes/ctxpack: %w", err)
+	}
+	if len(c.Parents) == 0 {
+		return "", nil
+	}
+	data, ok, err := r.Repo.ReadNote(ctx, string(transparency.NotesRef), c.Parents[0])
+	if err != nil {
+		return "", fmt.Errorf("read the parent's record from refs/notes/ctxpack: %w", err)
+	}
+	if !ok {
+		return "", nil
+	}
+	return transparency.DigestOf(data), nil
+}
+
+// writeNoteCLI is WriteNote through git notes: the record is bound to the
+// parent's record in the notes state it is stored on, and rebuilt when
+// another writer moved the notes ref meanwhile.
+func (r *Run) writeNoteCLI(ctx context.Context, head string, bind func(previous string) ([]byte, error)) error {
+	var err error
+	for attempt := 1; attempt <= 20; attempt++ {
+		err = r.Repo.WriteNote(ctx, string(transparency.NotesRef), source.ObjectID(head), func(parent []byte, ok bool) ([]byte, error) {
+			previous := ""
+			if ok {
+				previous = transparency.DigestOf(parent)
+			}
+			return bind(previous)
+		})
+		if !errors.Is(err, source.ErrNotesMoved) {
+			return err
+		}
+		time.Sleep(time.Duration(attempt*(5+rand.IntN(20))) * time.Millisecond)
+	}
+	return fmt.Errorf("write note: %s kept moving: %w", transparency.NotesRef, err)
 }
 
 // Attestation returns the in-toto statement of the record, signed into a DSSE

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
@@ -31,6 +32,16 @@ func ScanHistory(ctx context.Context, s *audit.Scanner, snap *pack.Snapshot) ([]
 		return nil, fmt.Errorf("per-commit secret scan: %w", err)
 	}
 	sort.SliceStable(found, func(i, j int) bool { return order[found[i].Commit] < order[found[j].Commit] })
+	// Lines that could not be read were not scanned: the scan is incomplete.
+	var unread []string
+	for _, c := range snap.Commits {
+		for _, p := range c.Unread {
+			unread = append(unread, fmt.Sprintf("%s in commit %s", p, short(c.Commit)))
+		}
+	}
+	if len(unread) > 0 {
+		return found, fmt.Errorf("the added lines of %s could not be read (content not in this partial clone, and its promisor remote could not provide it)", strings.Join(unread, ", "))
+	}
 	return found, nil
 }
 

@@ -2,69 +2,39 @@ package source
 
 import (
 	"bytes"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctxpack/ctxpack/pack"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/utils/binary"
 	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// side is one side of a file change; a zero side (no path) is absent.
+// side is one side of a file change; a nil side is absent.
 type side struct {
 	path string
 	// disk is the file's real path under the work tree when it differs
 	// from path (a name that is not valid UTF-8).
 	disk string
 	mode filemode.FileMode
-	hash plumbing.Hash
+	id   ObjectID
 	data []byte
+	// unavailable is set when the content could not be read (a partial
+	// clone's blob its promisor could not provide): no diff is made.
+	unavailable error
 }
 
-func (s *side) Hash() plumbing.Hash     { return s.hash }
-func (s *side) Mode() filemode.FileMode { return s.mode }
-func (s *side) Path() string            { return s.path }
-
-// filePatch adapts a line diff to go-git's diff.FilePatch so that go-git's
-// UnifiedEncoder writes the unified diff.
-type filePatch struct {
-	from, to *side
-	binary   bool
-	chunks   []fdiff.Chunk
-}
-
-func (p *filePatch) IsBinary() bool { return p.binary }
-func (p *filePatch) Files() (fdiff.File, fdiff.File) {
-	var from, to fdiff.File
-	if p.from != nil {
-		from = p.from
-	}
-	if p.to != nil {
-		to = p.to
-	}
-	return from, to
-}
-func (p *filePatch) Chunks() []fdiff.Chunk { return p.chunks }
-
-type chunk struct {
-	content string
-	op      fdiff.Operation
-}
-
-func (c chunk) Content() string                    { return c.content }
-func (c chunk) Type() fdiff.Operation              { return c.op }
-func (p *onePatch) FilePatches() []fdiff.FilePatch { return []fdiff.FilePatch{p.fp} }
-func (p *onePatch) Message() string                { return "" }
-
-type onePatch struct{ fp fdiff.FilePatch }
+// contextLines is the number of unchanged lines around a change in a hunk.
+const contextLines = 3
 
 // fileDiff computes the change between two sides: status, line counts, the
 // unified diff, and the lines the new side added (numbered in the new side).
-// A nil from is an addition, a nil to a deletion.
-func fileDiff(from, to *side) (pack.Change, []pack.Line) {
+// A nil from is an addition, a nil to a deletion. zero is the repository's
+// all-zero object id (the absent side in the diff's index line).
+func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
 	ch := pack.Change{}
 	switch {
 	case from == nil:
@@ -80,7 +50,10 @@ func fileDiff(from, to *side) (pack.Change, []pack.Line) {
 			ch.Status = "type-changed"
 		}
 	}
-	fp := &filePatch{from: from, to: to}
+	if (from != nil && from.unavailable != nil) || (to != nil && to.unavailable != nil) {
+		ch.DiffWithheld = pack.ReasonNotFetched
+		return ch, nil
+	}
 	var oldData, newData []byte
 	if from != nil {
 		oldData = from.data
@@ -88,15 +61,12 @@ func fileDiff(from, to *side) (pack.Change, []pack.Line) {
 	if to != nil {
 		newData = to.data
 	}
-	if isBinary(oldData) || isBinary(newData) {
-		ch.Binary = true
-		fp.binary = true
-	}
+	var chunks []chunk
 	var added []pack.Line
-	if !fp.binary {
-		diffs := diff.Do(string(oldData), string(newData))
+	ch.Binary = isBinary(oldData) || isBinary(newData)
+	if !ch.Binary {
 		newLine := 1
-		for _, d := range diffs {
+		for _, d := range diff.Do(string(oldData), string(newData)) {
 			if d.Text == "" {
 				continue
 			}
@@ -106,31 +76,28 @@ func fileDiff(from, to *side) (pack.Change, []pack.Line) {
 			}
 			switch d.Type {
 			case diffmatchpatch.DiffEqual:
-				fp.chunks = append(fp.chunks, chunk{d.Text, fdiff.Equal})
+				chunks = append(chunks, chunk{d.Text, opEqual})
 				newLine += n
 			case diffmatchpatch.DiffInsert:
-				fp.chunks = append(fp.chunks, chunk{d.Text, fdiff.Add})
+				chunks = append(chunks, chunk{d.Text, opAdd})
 				ch.Added += n
-				for i, l := range splitLines(d.Text) {
+				for i, l := range strings.Split(strings.TrimSuffix(d.Text, "\n"), "\n") {
 					added = append(added, pack.Line{Number: newLine + i, Text: l})
 				}
 				newLine += n
 			case diffmatchpatch.DiffDelete:
-				fp.chunks = append(fp.chunks, chunk{d.Text, fdiff.Delete})
+				chunks = append(chunks, chunk{d.Text, opDelete})
 				ch.Deleted += n
 			}
 		}
 	}
-	var buf bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(&onePatch{fp}); err == nil {
-		ch.Diff = buf.String()
+	var sb strings.Builder
+	writeHeader(&sb, from, to, ch.Binary, zero)
+	for _, h := range makeHunks(chunks, contextLines) {
+		h.writeTo(&sb)
 	}
+	ch.Diff = sb.String()
 	return ch, added
-}
-
-func splitLines(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
 }
 
 func isLink(m filemode.FileMode) bool { return m == filemode.Symlink }
@@ -142,4 +109,241 @@ func isBinary(data []byte) bool {
 	}
 	ok, _ := binary.IsBinary(bytes.NewReader(data))
 	return ok
+}
+
+// The unified diff below writes exactly what go-git's UnifiedEncoder wrote
+// for these changes (a differential test holds it to that), without its
+// regular-expression line splitter, which was most of a large range's
+// diff time.
+
+type operation int
+
+const (
+	opEqual operation = iota
+	opAdd
+	opDelete
+)
+
+type chunk struct {
+	content string
+	op      operation
+}
+
+func writeHeader(sb *strings.Builder, from, to *side, isBinary bool, zero ObjectID) {
+	var lines []string
+	switch {
+	case from != nil && to != nil:
+		same := from.id == to.id
+		lines = append(lines, fmt.Sprintf("diff --git a/%s b/%s", from.path, to.path))
+		if from.mode != to.mode {
+			lines = append(lines, fmt.Sprintf("old mode %o", from.mode), fmt.Sprintf("new mode %o", to.mode))
+		}
+		if from.path != to.path {
+			lines = append(lines, "rename from "+from.path, "rename to "+to.path)
+		}
+		if from.mode != to.mode && !same {
+			lines = append(lines, fmt.Sprintf("index %s..%s", from.id, to.id))
+		} else if !same {
+			lines = append(lines, fmt.Sprintf("index %s..%s %o", from.id, to.id, from.mode))
+		}
+		if !same {
+			lines = pathLines(lines, "a/"+from.path, "b/"+to.path, isBinary)
+		}
+	case from == nil:
+		lines = append(lines,
+			fmt.Sprintf("diff --git a/%s b/%s", to.path, to.path),
+			fmt.Sprintf("new file mode %o", to.mode),
+			fmt.Sprintf("index %s..%s", zero, to.id))
+		lines = pathLines(lines, "/dev/null", "b/"+to.path, isBinary)
+	default:
+		lines = append(lines,
+			fmt.Sprintf("diff --git a/%s b/%s", from.path, from.path),
+			fmt.Sprintf("deleted file mode %o", from.mode),
+			fmt.Sprintf("index %s..%s", from.id, zero))
+		lines = pathLines(lines, "a/"+from.path, "/dev/null", isBinary)
+	}
+	sb.WriteString(strings.Join(lines, "\n"))
+	sb.WriteByte('\n')
+}
+
+func pathLines(lines []string, fromPath, toPath string, isBinary bool) []string {
+	if isBinary {
+		return append(lines, fmt.Sprintf("Binary files %s and %s differ", fromPath, toPath))
+	}
+	return append(lines, "--- "+fromPath, "+++ "+toPath)
+}
+
+// splitLines cuts s after every newline; a last line without one is kept.
+func splitLines(s string) []string {
+	out := make([]string, 0, strings.Count(s, "\n")+1)
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}
+
+type hunk struct {
+	fromLine, toLine, fromCount, toCount int
+	ctxPrefix                            string
+	ops                                  []hunkLine
+}
+
+type hunkLine struct {
+	text string
+	op   operation
+}
+
+func (h *hunk) add(op operation, lines ...string) {
+	switch op {
+	case opAdd:
+		h.toCount += len(lines)
+	case opDelete:
+		h.fromCount += len(lines)
+	default:
+		h.toCount += len(lines)
+		h.fromCount += len(lines)
+	}
+	for _, l := range lines {
+		h.ops = append(h.ops, hunkLine{l, op})
+	}
+}
+
+func (h *hunk) writeTo(sb *strings.Builder) {
+	sb.WriteString("@@ -")
+	sb.WriteString(strconv.Itoa(h.fromLine))
+	if h.fromCount != 1 {
+		sb.WriteByte(',')
+		sb.WriteString(strconv.Itoa(h.fromCount))
+	}
+	sb.WriteString(" +")
+	sb.WriteString(strconv.Itoa(h.toLine))
+	if h.toCount != 1 {
+		sb.WriteByte(',')
+		sb.WriteString(strconv.Itoa(h.toCount))
+	}
+	sb.WriteString(" @@")
+	if h.ctxPrefix != "" {
+		sb.WriteByte(' ')
+		sb.WriteString(h.ctxPrefix)
+	}
+	sb.WriteByte('\n')
+	for _, l := range h.ops {
+		sb.WriteByte(" +-"[l.op])
+		if text, ok := strings.CutSuffix(l.text, "\n"); ok {
+			sb.WriteString(text)
+		} else {
+			sb.WriteString(l.text + "\n\\ No newline at end of file")
+		}
+		sb.WriteByte('\n')
+	}
+}
+
+// hunkMaker groups chunks into hunks with ctxLines of context, as go-git's
+// hunksGenerator does.
+type hunkMaker struct {
+	fromLine, toLine            int
+	ctxLines                    int
+	chunks                      []chunk
+	current                     *hunk
+	hunks                       []*hunk
+	beforeContext, afterContext []string
+}
+
+func makeHunks(chunks []chunk, ctxLines int) []*hunk {
+	g := &hunkMaker{chunks: chunks, ctxLines: ctxLines}
+	for i, c := range chunks {
+		lines := splitLines(c.content)
+		n := len(lines)
+		switch c.op {
+		case opEqual:
+			g.fromLine += n
+			g.toLine += n
+			g.equalLines(lines, i)
+		case opDelete:
+			if n != 0 {
+				g.fromLine++
+			}
+			g.startHunk(i, c.op)
+			g.fromLine += n - 1
+			g.current.add(c.op, lines...)
+		case opAdd:
+			if n != 0 {
+				g.toLine++
+			}
+			g.startHunk(i, c.op)
+			g.toLine += n - 1
+			g.current.add(c.op, lines...)
+		}
+		if i == len(chunks)-1 && g.current != nil {
+			g.hunks = append(g.hunks, g.current)
+		}
+	}
+	return g.hunks
+}
+
+func (g *hunkMaker) startHunk(i int, op operation) {
+	if g.current != nil {
+		return
+	}
+	var ctxPrefix string
+	before := len(g.beforeContext)
+	if before > g.ctxLines {
+		ctxPrefix = g.beforeContext[before-g.ctxLines-1]
+		g.beforeContext = g.beforeContext[before-g.ctxLines:]
+		before = g.ctxLines
+	}
+	g.current = &hunk{ctxPrefix: strings.TrimSuffix(ctxPrefix, "\n")}
+	g.current.add(opEqual, g.beforeContext...)
+	switch op {
+	case opDelete:
+		g.current.fromLine, g.current.toLine = g.lineNumbers(g.fromLine, g.toLine, before, i, opAdd)
+	case opAdd:
+		g.current.toLine, g.current.fromLine = g.lineNumbers(g.toLine, g.fromLine, before, i, opDelete)
+	}
+	g.beforeContext = nil
+}
+
+// lineNumbers is where a new hunk starts on each side.
+func (g *hunkMaker) lineNumbers(la, lb, before, i int, op operation) (cla, clb int) {
+	cla = la - before
+	switch {
+	case before != 0 && g.ctxLines != 0:
+		if lb > g.ctxLines {
+			clb = lb - g.ctxLines + 1
+		} else {
+			clb = 1
+		}
+	case g.ctxLines == 0:
+		clb = lb
+	case i != len(g.chunks)-1:
+		if next := g.chunks[i+1]; next.op == op || next.op == opEqual {
+			clb = lb + 1
+		}
+	}
+	return cla, clb
+}
+
+func (g *hunkMaker) equalLines(lines []string, i int) {
+	if g.current == nil {
+		g.beforeContext = append(g.beforeContext, lines...)
+		return
+	}
+	g.afterContext = append(g.afterContext, lines...)
+	if len(g.afterContext) <= g.ctxLines*2 && i != len(g.chunks)-1 {
+		g.current.add(opEqual, g.afterContext...)
+		g.afterContext = nil
+		return
+	}
+	n := min(g.ctxLines, len(g.afterContext))
+	g.current.add(opEqual, g.afterContext[:n]...)
+	g.hunks = append(g.hunks, g.current)
+	g.current = nil
+	g.beforeContext = g.afterContext[n:]
+	g.afterContext = nil
 }

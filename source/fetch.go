@@ -5,16 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // Fetching what a checkout lacks, with the git CLI: go-git cannot fetch
@@ -31,24 +26,23 @@ const fetchTimeout = 5 * time.Minute
 var deepenSteps = []int{50, 500}
 
 // Remote is the remote the checkout fetches from: origin, else its only
-// remote; "" when there is none.
+// remote; "" when there is none (or git cannot be asked).
 func (r *Repo) Remote() string {
-	if r.git == nil {
+	if r.b == nil {
 		return ""
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	remotes, err := r.git.Remotes()
-	if err != nil || len(remotes) == 0 {
+	out, err := r.fetchGit(context.Background(), nil, "remote")
+	if err != nil {
 		return ""
 	}
-	for _, rem := range remotes {
-		if rem.Config().Name == "origin" {
+	remotes := strings.Fields(string(out))
+	for _, name := range remotes {
+		if name == "origin" {
 			return "origin"
 		}
 	}
 	if len(remotes) == 1 {
-		return remotes[0].Config().Name
+		return remotes[0]
 	}
 	return ""
 }
@@ -56,24 +50,8 @@ func (r *Repo) Remote() string {
 // Promisor reports whether the repository is a partial clone: objects it
 // lacks may be fetched from a promisor remote on demand.
 func (r *Repo) Promisor() bool {
-	if r.git == nil {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	cfg, err := r.git.Config()
-	if err != nil {
-		return false
-	}
-	if s := cfg.Raw.Section("extensions"); s.Option("partialclone") != "" {
-		return true
-	}
-	for _, sub := range cfg.Raw.Section("remote").Subsections {
-		if strings.EqualFold(sub.Option("promisor"), "true") {
-			return true
-		}
-	}
-	return false
+	b, ok := r.cli()
+	return ok && len(b.promisors) > 0
 }
 
 // FetchReport says what FetchHistory did, for the log and the record.
@@ -91,7 +69,7 @@ type FetchReport struct {
 // beyond a shallow boundary. It returns an error when the history is still
 // not there afterwards.
 func (r *Repo) FetchHistory(ctx context.Context, base, head string) (*FetchReport, error) {
-	if r.git == nil {
+	if r.b == nil {
 		return nil, fmt.Errorf("%s is not a git repository", r.Root)
 	}
 	remote := r.Remote()
@@ -113,7 +91,7 @@ func (r *Repo) FetchHistory(ctx context.Context, base, head string) (*FetchRepor
 		args := append([]string{"fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none"}, extra...)
 		args = append(append(args, remote), revs...)
 		rep.Commands = append(rep.Commands, "git "+strings.Join(args, " "))
-		if _, err := r.runGit(ctx, nil, args...); err != nil {
+		if _, err := r.fetchGit(ctx, nil, args...); err != nil {
 			return err
 		}
 		return r.reopen()
@@ -146,7 +124,7 @@ func (r *Repo) FetchHistory(ctx context.Context, base, head string) (*FetchRepor
 
 // FetchBlobs fetches, in one request, the blobs of ids a partial clone
 // lacks. A repository that is not a partial clone has nothing to fetch.
-func (r *Repo) FetchBlobs(ctx context.Context, ids []plumbing.Hash) error {
+func (r *Repo) FetchBlobs(ctx context.Context, ids []ObjectID) error {
 	if len(ids) == 0 || !r.Promisor() {
 		return nil
 	}
@@ -155,48 +133,47 @@ func (r *Repo) FetchBlobs(ctx context.Context, ids []plumbing.Hash) error {
 		return errors.New("the partial clone has no remote to fetch its missing blobs from")
 	}
 	var in bytes.Buffer
-	for _, h := range ids {
-		in.WriteString(h.String() + "\n")
+	for _, id := range ids {
+		in.WriteString(id.String() + "\n")
 	}
-	if _, err := r.runGit(ctx, &in, "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--no-tags", "--no-write-fetch-head",
+	if _, err := r.fetchGit(ctx, in.Bytes(), "-c", "fetch.negotiationAlgorithm=noop", "fetch", "--no-tags", "--no-write-fetch-head",
 		"--recurse-submodules=no", "--filter=blob:none", "--stdin", remote); err != nil {
 		return fmt.Errorf("fetch %d missing blobs from %s: %w", len(ids), remote, err)
 	}
 	return r.reopen()
 }
 
+// errPresenceUnknown: the object store cannot be asked whether it holds an
+// object without git fetching it (a SHA-256 partial clone).
+var errPresenceUnknown = errors.New("object presence cannot be checked without fetching")
+
 // MissingBlobs lists the blobs that diffing from..to and each of commits
 // against its first parent would read and that the object store lacks
 // (a partial clone). It reads trees, never blobs.
-func (r *Repo) MissingBlobs(ctx context.Context, from, to *object.Commit, commits []*object.Commit) ([]plumbing.Hash, error) {
-	seen := map[plumbing.Hash]bool{}
-	var missing []plumbing.Hash
-	diff := func(a, b *object.Commit) error {
-		var at, bt *object.Tree
-		var err error
-		r.mu.Lock()
-		defer r.mu.Unlock()
+func (r *Repo) MissingBlobs(ctx context.Context, from, to *Commit, commits []*Commit) ([]ObjectID, error) {
+	seen := map[ObjectID]bool{}
+	var missing []ObjectID
+	diff := func(a, b *Commit) error {
+		var at ObjectID
 		if a != nil {
-			if at, err = a.Tree(); err != nil {
-				return err
-			}
+			at = a.Tree
 		}
-		if bt, err = b.Tree(); err != nil {
-			return err
-		}
-		changes, err := r.diffTrees(ctx, at, bt)
+		changes, err := r.diffTrees(ctx, at, b.Tree, b.ID)
 		if err != nil {
 			return err
 		}
 		for _, c := range changes {
-			for _, e := range []object.ChangeEntry{c.From, c.To} {
-				h := e.TreeEntry.Hash
-				if e.Name == "" || !e.TreeEntry.Mode.IsFile() || seen[h] {
+			for _, e := range []*entryAt{c.from, c.to} {
+				if e == nil || !e.mode.IsFile() || seen[e.id] {
 					continue
 				}
-				seen[h] = true
-				if r.git.Storer.HasEncodedObject(h) != nil {
-					missing = append(missing, h)
+				seen[e.id] = true
+				has, err := r.b.has(ctx, e.id)
+				if err != nil {
+					return err
+				}
+				if !has {
+					missing = append(missing, e.id)
 				}
 			}
 		}
@@ -208,9 +185,9 @@ func (r *Repo) MissingBlobs(ctx context.Context, from, to *object.Commit, commit
 		}
 	}
 	for _, c := range commits {
-		var parent *object.Commit
-		if c.NumParents() > 0 {
-			p, err := r.commit(c.ParentHashes[0])
+		var parent *Commit
+		if len(c.Parents) > 0 {
+			p, err := r.commit(ctx, c.Parents[0])
 			if err != nil {
 				return nil, err
 			}
@@ -223,60 +200,57 @@ func (r *Repo) MissingBlobs(ctx context.Context, from, to *object.Commit, commit
 	return missing, nil
 }
 
-// catBlob reads one blob with the git CLI, which fetches it from the
-// promisor remote when a partial clone lacks it.
-func (r *Repo) catBlob(ctx context.Context, h plumbing.Hash) ([]byte, error) {
-	out, err := r.runGit(ctx, nil, "cat-file", "blob", h.String())
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return out, nil
-}
-
-// reopen reloads the repository after the CLI changed its object store
-// (go-git keeps the list of packfiles it opened).
+// reopen reloads the repository after the CLI changed it (go-git keeps the
+// list of pack files it opened; a fetch with a filter makes a partial
+// clone, which only the git CLI reads).
 func (r *Repo) reopen() error {
-	g, err := git.PlainOpenWithOptions(r.Root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	dir := r.Root
+	nr, err := OpenWith(dir, r.opts)
 	if err != nil {
-		return fmt.Errorf("reopen %s: %w", r.Root, err)
+		return fmt.Errorf("reopen %s: %w", dir, err)
 	}
-	r.mu.Lock()
-	r.git = g
-	r.mu.Unlock()
+	old := r.b
+	oldWT := r.wt
+	r.b, r.wt, r.gogit = nr.b, nr.wt, nr.gogit
+	r.gitDir, r.commonDir, r.bare = nr.gitDir, nr.commonDir, nr.bare
+	if err := old.close(); err != nil {
+		return err
+	}
+	if oldWT != nil {
+		return oldWT.close()
+	}
 	return nil
 }
 
-// runGit runs git in the work tree with no prompt for credentials (a job
-// has no terminal) and returns its standard output; an error carries the
-// last lines of its standard error.
-func (r *Repo) runGit(ctx context.Context, stdin *bytes.Buffer, args ...string) ([]byte, error) {
+// fetchGit runs git on the repository with no prompt for credentials (a
+// job has no terminal), bounded by fetchTimeout, and returns its standard
+// output; an error carries the last lines of its standard error, with any
+// credentials of a URL masked.
+func (r *Repo) fetchGit(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = r.Root
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C")
-	if stdin != nil {
-		cmd.Stdin = stdin
+	env := append(gitEnv(), "GIT_DIR="+r.gitDir, "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C")
+	if !r.bare {
+		env = append(env, "GIT_WORK_TREE="+r.Root)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", args[0], err, lastLines(stderr.String(), 3))
+	out, err := runGit(ctx, env, r.Root, stdin, args...)
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) {
+			return nil, fmt.Errorf("git %s: %w: %s", args[0], ge.err, maskCredentials(lastLines(ge.stderr, 3)))
+		}
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, errors.New("git is not installed or not on PATH: install git to fetch the missing history")
+		}
+		return nil, err
 	}
-	return stdout.Bytes(), nil
+	return out, nil
 }
 
 // urlCredentials matches the user and password of a URL in git's messages.
 var urlCredentials = regexp.MustCompile(`://[^/@\s]+@`)
 
-func lastLines(s string, n int) string {
-	s = urlCredentials.ReplaceAllString(s, "://***@")
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " / ")
-}
+func maskCredentials(s string) string { return urlCredentials.ReplaceAllString(s, "://***@") }
 
 // FetchBranch fetches a branch of the checkout's remote into its
 // remote-tracking ref (refs/remotes/<remote>/<branch>), commits and trees
@@ -290,7 +264,7 @@ func (r *Repo) FetchBranch(ctx context.Context, branch string) error {
 		return fmt.Errorf("%q is not a branch name", branch)
 	}
 	spec := "+refs/heads/" + branch + ":refs/remotes/" + remote + "/" + branch
-	if _, err := r.runGit(ctx, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--depth=1", remote, spec); err != nil {
+	if _, err := r.fetchGit(ctx, nil, "fetch", "--no-tags", "--no-write-fetch-head", "--recurse-submodules=no", "--filter=blob:none", "--depth=1", remote, spec); err != nil {
 		return err
 	}
 	return r.reopen()
@@ -298,37 +272,35 @@ func (r *Repo) FetchBranch(ctx context.Context, branch string) error {
 
 // PrefetchChange fetches, in one request, the blobs a partial clone lacks
 // for packing base..head (base "" for head against its first parent) and
-// scanning its commits, and returns how many it fetched.
+// scanning its commits, and returns how many it fetched. Where presence
+// cannot be checked without fetching (a SHA-256 partial clone), nothing is
+// prefetched: each blob is fetched when it is read.
 func (r *Repo) PrefetchChange(ctx context.Context, base, head string) (int, error) {
 	if !r.Promisor() {
 		return 0, nil
 	}
-	hh, err := r.Resolve(head)
+	hh, err := r.ResolveContext(ctx, head)
 	if err != nil {
 		return 0, err
 	}
-	hc, err := r.commit(hh)
+	hc, err := r.commit(ctx, hh)
 	if err != nil {
 		return 0, err
 	}
-	var from *object.Commit
-	commits := []*object.Commit{hc}
+	var from *Commit
+	commits := []*Commit{hc}
 	if base == "" {
-		if hc.NumParents() > 0 {
-			if from, err = r.commit(hc.ParentHashes[0]); err != nil {
+		if len(hc.Parents) > 0 {
+			if from, err = r.commit(ctx, hc.Parents[0]); err != nil {
 				return 0, err
 			}
 		}
 	} else {
-		bh, err := r.Resolve(base)
+		bh, err := r.ResolveContext(ctx, base)
 		if err != nil {
 			return 0, err
 		}
-		bc, err := r.commit(bh)
-		if err != nil {
-			return 0, err
-		}
-		if from, err = r.mergeBase(bc, hc); err != nil {
+		if from, err = r.mergeBase(ctx, bh, hh); err != nil {
 			return 0, err
 		}
 		if commits, err = r.commitsBetween(ctx, bh, hh); err != nil {
@@ -336,6 +308,9 @@ func (r *Repo) PrefetchChange(ctx context.Context, base, head string) (int, erro
 		}
 	}
 	missing, err := r.MissingBlobs(ctx, from, hc, commits)
+	if errors.Is(err, errPresenceUnknown) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}

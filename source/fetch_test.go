@@ -30,9 +30,8 @@ func TestFetchHistoryOfAShallowPullRequest(t *testing.T) {
 	ctx := context.Background()
 	hh, _ := r.Resolve(pr.Head)
 	bh, _ := r.Resolve(pr.Base)
-	head, _ := r.commit(hh)
-	base, _ := r.commit(bh)
-	mb, err := r.mergeBase(base, head)
+	head, _ := r.commit(ctx, hh)
+	mb, err := r.mergeBase(ctx, bh, hh)
 	if err != nil || mb == nil {
 		t.Fatalf("merge base: %v", err)
 	}

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"path"
 	"sort"
+	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
@@ -19,21 +18,21 @@ import (
 // root commit), listing scope (policy.ScopeTree or policy.ScopeChange) of its
 // tree.
 func (r *Repo) Commit(ctx context.Context, rev, scope string) (*pack.Snapshot, error) {
-	h, err := r.Resolve(rev)
+	h, err := r.ResolveContext(ctx, rev)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.commit(h)
+	c, err := r.commit(ctx, h)
 	if err != nil {
 		return nil, err
 	}
-	var base *object.Commit
-	if c.NumParents() > 0 {
-		if base, err = r.commit(c.ParentHashes[0]); err != nil {
+	var base *Commit
+	if len(c.Parents) > 0 {
+		if base, err = r.commit(ctx, c.Parents[0]); err != nil {
 			return nil, err
 		}
 	}
-	snap, err := r.treeSnapshot(ctx, base, c, []*object.Commit{c}, scope)
+	snap, err := r.treeSnapshot(ctx, base, c, []*Commit{c}, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -45,37 +44,28 @@ func (r *Repo) Commit(ctx context.Context, rev, scope string) (*pack.Snapshot, e
 // Range snapshots head against the merge base of base and head (what a pull
 // request shows), with every commit reachable from head and not from base,
 // listing scope (policy.ScopeTree or policy.ScopeChange) of head's tree.
+// Its cost is the change's: the merge base and the commit list come from
+// date-bounded walks (git merge-base and git rev-list through the CLI).
 func (r *Repo) Range(ctx context.Context, baseRev, headRev, scope string) (*pack.Snapshot, error) {
-	bh, err := r.Resolve(baseRev)
+	bh, err := r.ResolveContext(ctx, baseRev)
 	if err != nil {
 		return nil, err
 	}
-	hh, err := r.Resolve(headRev)
+	hh, err := r.ResolveContext(ctx, headRev)
 	if err != nil {
 		return nil, err
 	}
-	head, err := r.commit(hh)
+	head, err := r.commit(ctx, hh)
 	if err != nil {
 		return nil, err
 	}
-	base, err := r.commit(bh)
-	if err != nil {
-		return nil, err
-	}
-	r.mu.Lock()
-	mbs, err := head.MergeBase(base)
-	r.mu.Unlock()
+	from, err := r.mergeBase(ctx, bh, hh)
 	if err != nil {
 		return nil, fmt.Errorf("merge base of %s and %s: %w", baseRev, headRev, err)
 	}
-	var from *object.Commit
-	if len(mbs) > 0 {
-		sort.Slice(mbs, func(i, j int) bool { return mbs[i].Hash.String() < mbs[j].Hash.String() })
-		from = mbs[0]
-	}
 	commits, err := r.commitsBetween(ctx, bh, hh)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("commits of %s..%s: %w", baseRev, headRev, err)
 	}
 	snap, err := r.treeSnapshot(ctx, from, head, commits, scope)
 	if err != nil {
@@ -89,176 +79,208 @@ func (r *Repo) Range(ctx context.Context, baseRev, headRev, scope string) (*pack
 	return snap, nil
 }
 
-func (r *Repo) commit(h plumbing.Hash) (*object.Commit, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, err := r.git.CommitObject(h)
+// mergeBase is the merge base of a and b (the smallest id when there are
+// several), nil when their histories are unrelated.
+func (r *Repo) mergeBase(ctx context.Context, a, b ObjectID) (*Commit, error) {
+	bases, err := r.b.mergeBases(ctx, b, a)
 	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", h, err)
+		return nil, err
+	}
+	if len(bases) == 0 {
+		return nil, nil
+	}
+	sort.Slice(bases, func(i, j int) bool { return bases[i] < bases[j] })
+	return r.commit(ctx, bases[0])
+}
+
+// commitsBetween lists the commits reachable from head and not from base,
+// parents before children (oldest first), ties by committer time then id.
+func (r *Repo) commitsBetween(ctx context.Context, base, head ObjectID) ([]*Commit, error) {
+	ids, err := r.b.revList(ctx, head, []ObjectID{base})
+	if err != nil {
+		return nil, err
+	}
+	return r.ordered(ctx, ids)
+}
+
+// ordered reads a set of commits and puts them in topological order.
+func (r *Repo) ordered(ctx context.Context, ids []ObjectID) ([]*Commit, error) {
+	set := make(map[ObjectID]*Commit, len(ids))
+	for _, id := range ids {
+		c, err := r.commit(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		set[id] = c
+	}
+	return topoOrder(set), nil
+}
+
+func (r *Repo) commit(ctx context.Context, id ObjectID) (*Commit, error) {
+	c, err := r.b.commit(ctx, id)
+	if err != nil {
+		if errors.Is(err, errMissing) {
+			return nil, fmt.Errorf("read commit %s: not in the repository (a shallow clone or an unfetched ref): fetch it (git fetch --deepen, or fetch-depth: 0 on actions/checkout): %w", id, err)
+		}
+		return nil, fmt.Errorf("read commit %s: %w", id, err)
 	}
 	return c, nil
 }
 
-// commitSnapshot starts the snapshot of a commit: its source fields and time,
-// and its tree.
-func (r *Repo) commitSnapshot(head *object.Commit) (*pack.Snapshot, *object.Tree, error) {
-	r.mu.Lock()
-	tree, err := head.Tree()
-	r.mu.Unlock()
+// commitSnapshot starts the snapshot of a commit: its source fields and time.
+func (r *Repo) commitSnapshot(head *Commit) (*pack.Snapshot, error) {
+	t, err := epoch(head.Committer)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read tree of %s: %w", head.Hash, err)
-	}
-	t, err := epoch(head.Committer.When)
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	return &pack.Snapshot{
-		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.Hash.String(), Tree: tree.Hash.String()},
+		Source: pack.Source{Repository: r.Name, Kind: "git", Head: head.ID.String(), Tree: head.Tree.String()},
 		Time:   t,
-	}, tree, nil
+	}, nil
 }
 
 // treeSnapshot diffs head's tree against base's, lists scope of head's tree
 // (all of it, or the change scope: see scopeFiles), and collects each listed
 // commit's added lines.
-func (r *Repo) treeSnapshot(ctx context.Context, base, head *object.Commit, commits []*object.Commit, scope string) (*pack.Snapshot, error) {
-	snap, headTree, err := r.commitSnapshot(head)
+func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*Commit, scope string) (*pack.Snapshot, error) {
+	snap, err := r.commitSnapshot(head)
 	if err != nil {
 		return nil, err
 	}
 	snap.Source.Scope = scope
-	var baseTree *object.Tree
+	var baseTree ObjectID
 	if base != nil {
-		snap.Source.Base = base.Hash.String()
-		r.mu.Lock()
-		baseTree, err = base.Tree()
-		r.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", base.Hash, err)
-		}
+		snap.Source.Base = base.ID.String()
+		baseTree = base.Tree
 	}
-	if snap.Changes, _, err = r.treeChanges(ctx, baseTree, headTree); err != nil {
+	if snap.Changes, _, _, err = r.treeChanges(ctx, baseTree, head.Tree, head.ID, 0); err != nil {
 		return nil, err
 	}
-	if snap.Files, err = r.scopedFiles(ctx, headTree, snap.Changes, scope); err != nil {
+	if snap.Files, err = r.scopedFiles(ctx, head, snap.Changes, scope); err != nil {
 		return nil, err
 	}
 	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
 		return nil, err
 	}
-	snap.Tree = r.headTree(head.Hash, headTree)
+	snap.Tree = r.headTree(head)
 	snap.Intent.Commits = commitMessages(commits)
 	return snap, nil
 }
 
 // commitMessages are the messages of the commits, merges left out (their
 // subject says only what was merged).
-func commitMessages(commits []*object.Commit) []pack.CommitMessage {
+func commitMessages(commits []*Commit) []pack.CommitMessage {
 	var out []pack.CommitMessage
 	for _, c := range commits {
-		if c.NumParents() > 1 {
+		if len(c.Parents) > 1 {
 			continue
 		}
 		subject, body := pack.SplitMessage(c.Message)
-		out = append(out, pack.CommitMessage{Commit: c.Hash.String(), Subject: subject, Body: body})
+		out = append(out, pack.CommitMessage{Commit: c.ID.String(), Subject: subject, Body: body})
 	}
 	return out
 }
 
-// scopedFiles lists scope of tree: every file (policy.ScopeTree) or the change
-// scope of changes (policy.ScopeChange, see scopeFiles).
-func (r *Repo) scopedFiles(ctx context.Context, tree *object.Tree, changes []pack.Change, scope string) ([]pack.File, error) {
+// scopedFiles lists scope of head's tree: every file (policy.ScopeTree) or
+// the change scope of changes (policy.ScopeChange, see scopeFiles).
+func (r *Repo) scopedFiles(ctx context.Context, head *Commit, changes []pack.Change, scope string) ([]pack.File, error) {
 	switch scope {
 	case policy.ScopeTree:
-		return r.treeFiles(ctx, tree)
+		return r.treeFiles(ctx, head)
 	case policy.ScopeChange:
-		return r.scopeFiles(ctx, tree, changes)
+		return r.scopeFiles(ctx, head, changes)
 	}
 	return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, policy.ScopeChange, policy.ScopeTree)
 }
 
 // commitPatches collects the lines each commit added against its first
 // parent (everything, for a root commit). Merges are skipped: their parents
-// are listed themselves.
-func (r *Repo) commitPatches(ctx context.Context, commits []*object.Commit) ([]pack.CommitPatch, error) {
+// are listed themselves. A file whose content a partial clone could not
+// fetch is listed as unread.
+func (r *Repo) commitPatches(ctx context.Context, commits []*Commit) ([]pack.CommitPatch, error) {
 	var out []pack.CommitPatch
 	for _, c := range commits {
-		if c.NumParents() > 1 {
+		if len(c.Parents) > 1 {
 			continue
 		}
-		var parentTree *object.Tree
-		if c.NumParents() == 1 {
-			p, err := r.commit(c.ParentHashes[0])
+		var parentTree ObjectID
+		if len(c.Parents) == 1 {
+			p, err := r.commit(ctx, c.Parents[0])
 			if err != nil {
 				return nil, err
 			}
-			r.mu.Lock()
-			parentTree, err = p.Tree()
-			r.mu.Unlock()
-			if err != nil {
-				return nil, fmt.Errorf("read tree of %s: %w", p.Hash, err)
-			}
+			parentTree = p.Tree
 		}
-		r.mu.Lock()
-		tree, err := c.Tree()
-		r.mu.Unlock()
-		if err != nil {
-			return nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
-		}
-		_, added, skipped, err := r.treeChangesLimited(ctx, parentTree, tree, r.HistoryBlobLimit)
+		changes, added, skipped, err := r.treeChanges(ctx, parentTree, c.Tree, c.ID, r.HistoryBlobLimit)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, pack.CommitPatch{Commit: c.Hash.String(), Files: added, Skipped: skipped})
+		patch := pack.CommitPatch{Commit: c.ID.String(), Files: added, Skipped: skipped}
+		for _, ch := range changes {
+			if ch.DiffWithheld == pack.ReasonNotFetched && ch.Status != "deleted" {
+				patch.Unread = append(patch.Unread, ch.Path)
+			}
+		}
+		out = append(out, patch)
 	}
 	return out, nil
 }
 
-// treeFiles lists every entry of a tree, recursively, with lazy readers.
-// The tree is walked by hand: go-git's TreeWalker refuses names git
-// accepts (a control character in a name).
-func (r *Repo) treeFiles(ctx context.Context, tree *object.Tree) ([]pack.File, error) {
+// treeFiles lists every file of head's tree, recursively, with lazy readers.
+func (r *Repo) treeFiles(ctx context.Context, head *Commit) ([]pack.File, error) {
 	var files []pack.File
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var walk func(prefix string, t *object.Tree) error
-	walk = func(prefix string, t *object.Tree) error {
-		for _, entry := range t.Entries {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			name := entry.Name
-			if prefix != "" {
-				name = prefix + "/" + name
-			}
-			if entry.Mode == filemode.Dir {
-				sub, err := r.git.TreeObject(entry.Hash)
-				if err != nil {
-					return fmt.Errorf("walk tree %s: %s: %w", tree.Hash, safePath(name), err)
-				}
-				if err := walk(name, sub); err != nil {
+	var walk func(dir string, id ObjectID) error
+	walk = func(dir string, id ObjectID) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		entries, err := r.b.tree(ctx, id)
+		if err != nil {
+			return fmt.Errorf("read tree %s (%s/) of %s: %w", id, safePath(dir), head.ID.Short(), err)
+		}
+		for _, e := range entries {
+			p := path.Join(dir, e.Name)
+			if e.Mode == filemode.Dir {
+				if err := walk(p, e.ID); err != nil {
 					return err
 				}
 				continue
 			}
-			f := pack.File{Path: safePath(name), Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
-			if entry.Mode != filemode.Submodule {
-				if size, err := r.git.Storer.EncodedObjectSize(entry.Hash); err == nil {
-					f.Size = size
-				}
-			}
-			if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
-				f.Read = r.blobReader(entry.Hash)
+			f, err := r.treeFile(ctx, p, e, head.ID)
+			if err != nil {
+				return err
 			}
 			files = append(files, f)
 		}
 		return nil
 	}
-	if err := walk("", tree); err != nil {
+	if err := walk("", head.Tree); err != nil {
 		return nil, err
 	}
 	sortFiles(files)
 	return files, nil
+}
+
+// treeFile is the snapshot entry of a tree entry at commit at.
+func (r *Repo) treeFile(ctx context.Context, p string, e treeEntry, at ObjectID) (pack.File, error) {
+	f := pack.File{Path: safePath(p), Mode: modeOf(e.Mode), Blob: e.ID.String()}
+	if f.Mode == pack.ModeSubmodule {
+		return f, nil
+	}
+	size, err := r.b.size(ctx, e.ID)
+	var nf *NotFetchedError
+	switch {
+	case errors.As(err, &nf):
+		// Read reports it; the size stays unknown.
+	case err != nil:
+		return f, r.blobError(p, at, e.ID, err)
+	default:
+		f.Size = size
+	}
+	if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
+		f.Read = r.blobReader(p, e.ID, at)
+	}
+	return f, nil
 }
 
 func modeOf(m filemode.FileMode) pack.Mode {
@@ -274,141 +296,61 @@ func modeOf(m filemode.FileMode) pack.Mode {
 	}
 }
 
-func (r *Repo) blobReader(h plumbing.Hash) func(context.Context) ([]byte, error) {
+// blobReader reads the blob id of file p at commit at. Content a partial
+// clone could not fetch is a *pack.Unavailable (the file is excluded as
+// not_fetched).
+func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]byte, error) {
 	return func(ctx context.Context) ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return r.readBlob(h)
+		data, err := r.b.blob(ctx, id)
+		var nf *NotFetchedError
+		if errors.As(err, &nf) {
+			return nil, notFetched(p, at, nf)
+		}
+		if err != nil {
+			return nil, r.blobError(p, at, id, err)
+		}
+		return data, nil
 	}
 }
 
-// readBlob reads a blob; a partial clone that lacks it fetches it (see
-// fetch.go).
-func (r *Repo) readBlob(h plumbing.Hash) ([]byte, error) {
-	data, err := r.readLocalBlob(h)
-	if err != nil && errors.Is(err, plumbing.ErrObjectNotFound) && r.Promisor() {
-		return r.catBlob(context.Background(), h)
-	}
-	return data, err
+func notFetched(p string, at ObjectID, nf *NotFetchedError) *pack.Unavailable {
+	return &pack.Unavailable{Reason: pack.ReasonNotFetched,
+		Detail: fmt.Sprintf("%s at %s: %v; give the promisor remote's access (network, credentials) and pack again, or fetch the objects first (git fetch)", safePath(p), at.Short(), nf)}
 }
 
-func (r *Repo) readLocalBlob(h plumbing.Hash) ([]byte, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	b, err := r.git.BlobObject(h)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	rd, err := b.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return nil, fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return data, nil
-}
-
-func (r *Repo) side(e object.ChangeEntry) (*side, error) {
-	if e.Name == "" {
+// entryAt finds the entry at path p of commit c's tree, nil when there is none.
+func (r *Repo) entryAt(ctx context.Context, c *Commit, p string) (*treeEntry, error) {
+	tree := c.Tree
+	parts := splitPath(p)
+	if len(parts) == 0 {
 		return nil, nil
 	}
-	s := &side{path: safePath(e.Name), mode: e.TreeEntry.Mode, hash: e.TreeEntry.Hash}
-	if e.TreeEntry.Mode == filemode.Submodule {
-		s.data = []byte("Subproject commit " + e.TreeEntry.Hash.String() + "\n")
-		return s, nil
-	}
-	data, err := r.readBlob(e.TreeEntry.Hash)
-	if err != nil {
-		return nil, err
-	}
-	s.data = data
-	return s, nil
-}
-
-// commitsBetween lists the commits reachable from head and not from base,
-// parents before children (oldest first), ties by committer time then hash.
-func (r *Repo) commitsBetween(ctx context.Context, base, head plumbing.Hash) ([]*object.Commit, error) {
-	excluded, err := r.ancestors(ctx, base, nil)
-	if err != nil {
-		return nil, err
-	}
-	return r.topo(ctx, head, excluded)
-}
-
-// ancestors returns every commit reachable from start (inclusive).
-func (r *Repo) ancestors(ctx context.Context, start plumbing.Hash, stop map[plumbing.Hash]bool) (map[plumbing.Hash]*object.Commit, error) {
-	seen := map[plumbing.Hash]*object.Commit{}
-	stack := []plumbing.Hash{start}
-	for len(stack) > 0 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		h := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if _, ok := seen[h]; ok || stop[h] {
-			continue
-		}
-		c, err := r.commit(h)
+	for i, name := range parts {
+		entries, err := r.b.tree(ctx, tree)
 		if err != nil {
-			if errors.Is(err, plumbing.ErrObjectNotFound) {
-				continue // shallow clone boundary
-			}
-			return nil, err
+			return nil, fmt.Errorf("read tree %s of %s: %w", tree, c.ID.Short(), err)
 		}
-		seen[h] = c
-		stack = append(stack, c.ParentHashes...)
+		found := entryNamed(entries, name)
+		if found == nil || i == len(parts)-1 {
+			return found, nil
+		}
+		if found.Mode != filemode.Dir {
+			return nil, nil
+		}
+		tree = found.ID
 	}
-	return seen, nil
+	return nil, nil
 }
 
-func (r *Repo) topo(ctx context.Context, head plumbing.Hash, excluded map[plumbing.Hash]*object.Commit) ([]*object.Commit, error) {
-	stop := make(map[plumbing.Hash]bool, len(excluded))
-	for h := range excluded {
-		stop[h] = true
-	}
-	set, err := r.ancestors(ctx, head, stop)
-	if err != nil {
-		return nil, err
-	}
-	// Kahn's algorithm over parent edges inside the set.
-	children := map[plumbing.Hash][]plumbing.Hash{}
-	pending := map[plumbing.Hash]int{}
-	for h, c := range set {
-		for _, p := range c.ParentHashes {
-			if _, ok := set[p]; ok {
-				pending[h]++
-				children[p] = append(children[p], h)
-			}
+func splitPath(p string) []string {
+	var parts []string
+	for _, s := range strings.Split(p, "/") {
+		if s != "" && s != "." {
+			parts = append(parts, s)
 		}
 	}
-	var ready []*object.Commit
-	for h, c := range set {
-		if pending[h] == 0 {
-			ready = append(ready, c)
-		}
-	}
-	var out []*object.Commit
-	for len(ready) > 0 {
-		sort.Slice(ready, func(i, j int) bool {
-			a, b := ready[i], ready[j]
-			if !a.Committer.When.Equal(b.Committer.When) {
-				return a.Committer.When.Before(b.Committer.When)
-			}
-			return a.Hash.String() < b.Hash.String()
-		})
-		c := ready[0]
-		ready = ready[1:]
-		out = append(out, c)
-		for _, ch := range children[c.Hash] {
-			pending[ch]--
-			if pending[ch] == 0 {
-				ready = append(ready, set[ch])
-			}
-		}
-	}
-	return out, nil
+	return parts
 }

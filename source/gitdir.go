@@ -10,16 +10,25 @@ import (
 // GitDirs returns the repository's git directory and its common directory.
 // They differ for a linked worktree (git dir .git/worktrees/<name> of the
 // main repository, named by the worktree's `.git` file; common dir the main
-// .git, which holds the config, the refs and the hooks). A `.git` file of a
-// submodule or of `git init --separate-git-dir` is followed too. For a bare
+// .git, which holds the config, the refs and the hooks). For a bare
 // repository both are the repository directory.
 func (r *Repo) GitDirs() (gitDir, commonDir string, err error) {
-	if r.git == nil {
+	if r.b == nil {
 		return "", "", fmt.Errorf("%s is not a git repository", r.Root)
 	}
-	dotgit := filepath.Join(r.Root, ".git")
+	return r.gitDir, r.commonDir, nil
+}
+
+// gitDirs finds the git directory and common directory of the work tree
+// root (or of the bare repository root): a `.git` directory, or a `.git`
+// file (linked worktree, submodule, `git init --separate-git-dir`) and the
+// commondir file it leads to.
+func gitDirs(root string, bare bool) (gitDir, commonDir string, err error) {
+	dotgit := filepath.Join(root, ".git")
 	fi, err := os.Stat(dotgit)
 	switch {
+	case bare:
+		gitDir = root
 	case err == nil && fi.IsDir():
 		gitDir = dotgit
 	case err == nil:
@@ -33,15 +42,10 @@ func (r *Repo) GitDirs() (gitDir, commonDir string, err error) {
 		}
 		gitDir = strings.TrimSpace(s)
 		if !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(r.Root, gitDir)
+			gitDir = filepath.Join(root, gitDir)
 		}
-	case os.IsNotExist(err):
-		if _, herr := os.Stat(filepath.Join(r.Root, "HEAD")); herr != nil {
-			return "", "", fmt.Errorf("%s has no .git", r.Root)
-		}
-		gitDir = r.Root // bare
 	default:
-		return "", "", fmt.Errorf("stat %s: %w", dotgit, err)
+		return "", "", fmt.Errorf("find the git directory of %s: %w", root, err)
 	}
 	gitDir = filepath.Clean(gitDir)
 	commonDir = gitDir
@@ -56,10 +60,4 @@ func (r *Repo) GitDirs() (gitDir, commonDir string, err error) {
 }
 
 // Bare reports whether the repository has no work tree.
-func (r *Repo) Bare() bool {
-	if r.git == nil {
-		return false
-	}
-	_, err := r.git.Worktree()
-	return err != nil
-}
+func (r *Repo) Bare() bool { return r.b != nil && r.bare }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ctxpack/ctxpack/pack"
 )
@@ -15,26 +15,24 @@ import (
 // --depth N, actions/checkout's default fetch-depth: 1): some commits' parents
 // are not in it.
 func (r *Repo) Shallow() bool {
-	if r.git == nil {
+	if r.b == nil {
 		return false
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	hs, err := r.git.Storer.Shallow()
-	return err == nil && len(hs) > 0
+	fi, err := os.Stat(filepath.Join(r.commonDir, "shallow"))
+	return err == nil && fi.Size() > 0
 }
 
 // HasCommit reports whether rev names a commit whose object is in the
 // repository.
 func (r *Repo) HasCommit(rev string) bool {
-	if r.git == nil || rev == "" {
+	if r.b == nil || rev == "" {
 		return false
 	}
 	h, err := r.Resolve(rev)
 	if err != nil {
 		return false
 	}
-	_, err = r.commit(h)
+	_, err = r.b.commit(context.Background(), h)
 	return err == nil
 }
 
@@ -47,17 +45,7 @@ func (r *Repo) RangeAvailable(baseRev, headRev string) bool {
 	}
 	bh, _ := r.Resolve(baseRev)
 	hh, _ := r.Resolve(headRev)
-	base, err := r.commit(bh)
-	if err != nil {
-		return false
-	}
-	head, err := r.commit(hh)
-	if err != nil {
-		return false
-	}
-	r.mu.Lock()
-	mbs, err := head.MergeBase(base)
-	r.mu.Unlock()
+	mbs, err := r.b.mergeBases(context.Background(), hh, bh)
 	return err == nil && len(mbs) > 0
 }
 
@@ -68,14 +56,14 @@ func (r *Repo) CommitAvailable(rev string) bool {
 		return false
 	}
 	h, _ := r.Resolve(rev)
-	c, err := r.commit(h)
+	c, err := r.b.commit(context.Background(), h)
 	if err != nil {
 		return false
 	}
-	if c.NumParents() == 0 {
+	if len(c.Parents) == 0 {
 		return true
 	}
-	_, err = r.commit(c.ParentHashes[0])
+	_, err = r.b.commit(context.Background(), c.Parents[0])
 	return err == nil
 }
 
@@ -86,27 +74,28 @@ func (r *Repo) CommitAvailable(rev string) bool {
 // caller must report it as skipped. scope (policy.ScopeTree or
 // policy.ScopeChange) is what is listed of the tree.
 func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []pack.Change, scope string) (*pack.Snapshot, error) {
-	if r.git == nil {
+	if r.b == nil {
 		return nil, fmt.Errorf("revision %q: %s is not a git repository", rev, r.Root)
 	}
-	h, err := r.Resolve(rev)
+	h, err := r.ResolveContext(ctx, rev)
 	if err != nil {
 		return nil, err
 	}
-	head, err := r.commit(h)
+	head, err := r.commit(ctx, h)
 	if err != nil {
 		return nil, err
 	}
-	snap, tree, err := r.commitSnapshot(head)
+	snap, err := r.commitSnapshot(head)
 	if err != nil {
 		return nil, err
 	}
 	snap.Source.Ref, snap.Source.Trigger = rev, "range"
 	if base != "" {
-		if !plumbing.IsHash(base) {
+		id, err := ParseID(base)
+		if err != nil || len(id) != len(h) {
 			return nil, errors.New("the base of a listed change set must be a full commit id")
 		}
-		snap.Source.Base = base
+		snap.Source.Base = id.String()
 	}
 	for _, c := range changes {
 		if !TreePath(c.Path) || (c.OldPath != "" && !TreePath(c.OldPath)) {
@@ -116,7 +105,7 @@ func (r *Repo) TreeWithChanges(ctx context.Context, rev, base string, changes []
 	snap.Changes = append([]pack.Change(nil), changes...)
 	sortChanges(snap.Changes)
 	snap.Source.Scope = scope
-	if snap.Files, err = r.scopedFiles(ctx, tree, snap.Changes, scope); err != nil {
+	if snap.Files, err = r.scopedFiles(ctx, head, snap.Changes, scope); err != nil {
 		return nil, err
 	}
 	return snap, nil

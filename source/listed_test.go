@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
@@ -79,9 +77,8 @@ func TestListedChangesNamingImpossiblePaths(t *testing.T) {
 			t.Errorf("%q: accepted", p)
 		}
 		// The walk itself never recurses on them either.
-		tree, _ := r.git.CommitObject(plumbing.NewHash(head))
-		tr, _ := tree.Tree()
-		if _, err := r.scopeFiles(context.Background(), tr, []pack.Change{{Path: p, Status: "modified"}, {Path: "x", OldPath: p, Status: "renamed"}}); err != nil {
+		c, _ := r.commit(context.Background(), ObjectID(head))
+		if _, err := r.scopeFiles(context.Background(), c, []pack.Change{{Path: p, Status: "modified"}, {Path: "x", OldPath: p, Status: "renamed"}}); err != nil {
 			t.Errorf("%q: scope walk: %v", p, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -57,32 +58,32 @@ func TestUnpublishedMatchesRevList(t *testing.T) {
 	for _, tc := range cases {
 		name := fmt.Sprintf("%s --not %s", tc.head[:7], strings.Join(shorts(tc.known), " "))
 		t.Run(name, func(t *testing.T) {
-			var known []plumbing.Hash
+			var known []ObjectID
 			args := []string{"rev-list", "--topo-order", tc.head}
 			if len(tc.known) > 0 {
 				args = append(args, "--not")
 			}
 			for _, k := range tc.known {
-				known = append(known, plumbing.NewHash(k))
+				known = append(known, ObjectID(k))
 				args = append(args, k)
 			}
 			want := strings.Fields(g.Git(args...))
 			sort.Strings(want)
-			u, err := r.Unpublished(context.Background(), plumbing.NewHash(tc.head), known)
+			u, err := r.Unpublished(context.Background(), ObjectID(tc.head), known)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
 			pos := map[string]int{}
 			for i, c := range u.Commits {
-				got = append(got, c.Hash.String())
-				pos[c.Hash.String()] = i
+				got = append(got, c.ID.String())
+				pos[c.ID.String()] = i
 			}
 			// Parents come before children.
 			for _, c := range u.Commits {
-				for _, p := range c.ParentHashes {
-					if i, ok := pos[p.String()]; ok && i > pos[c.Hash.String()] {
-						t.Fatalf("%s listed after its child %s", p, c.Hash)
+				for _, p := range c.Parents {
+					if i, ok := pos[p.String()]; ok && i > pos[c.ID.String()] {
+						t.Fatalf("%s listed after its child %s", p, c.ID)
 					}
 				}
 			}
@@ -94,15 +95,15 @@ func TestUnpublishedMatchesRevList(t *testing.T) {
 	}
 
 	// The diff base is the first known commit on the first-parent line.
-	u, err := r.Unpublished(context.Background(), plumbing.NewHash(main3), []plumbing.Hash{plumbing.NewHash(side2)})
+	u, err := r.Unpublished(context.Background(), ObjectID(main3), []ObjectID{ObjectID(side2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Base == nil || u.Base.Hash.String() != g.Git("rev-parse", main3+"~3") {
+	if u.Base == nil || u.Base.ID.String() != g.Git("rev-parse", main3+"~3") {
 		// main3 → merge → main2 → main 1 (known through side 1's parent)
 		t.Fatalf("base %v", u.Base)
 	}
-	u, err = r.Unpublished(context.Background(), plumbing.NewHash(main3), nil)
+	u, err = r.Unpublished(context.Background(), ObjectID(main3), nil)
 	if err != nil || u.Base != nil {
 		t.Fatalf("base with nothing known: %v %v", u.Base, err)
 	}
@@ -138,7 +139,7 @@ func TestPushedScope(t *testing.T) {
 	c2 := g.Commit("two")
 
 	r := open(t, g.Dir)
-	p, err := r.Pushed(context.Background(), plumbing.NewHash(c2), []plumbing.Hash{plumbing.NewHash(base)})
+	p, err := r.Pushed(context.Background(), ObjectID(c2), []ObjectID{ObjectID(base)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestPushedScope(t *testing.T) {
 	}
 
 	// Nothing new: no snapshot.
-	p, err = r.Pushed(context.Background(), plumbing.NewHash(c1), []plumbing.Hash{plumbing.NewHash(c2)})
+	p, err = r.Pushed(context.Background(), ObjectID(c1), []ObjectID{ObjectID(c2)})
 	if err != nil || p.Snapshot != nil || len(p.Commits) != 0 {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -193,21 +194,22 @@ func TestTrackingRefsAndPeel(t *testing.T) {
 		t.Fatalf("%v", hs)
 	}
 	tag := g.Git("rev-parse", "v1")
-	h, kind, err := r.Peel(plumbing.NewHash(tag))
+	h, kind, err := r.Peel(ObjectID(tag))
 	if err != nil || kind != KindCommit || h.String() != c {
 		t.Fatalf("%s %s %v", h, kind, err)
 	}
 	tree := g.Git("rev-parse", "HEAD^{tree}")
-	if _, kind, _ := r.Peel(plumbing.NewHash(tree)); kind != KindTree {
+	if _, kind, _ := r.Peel(ObjectID(tree)); kind != KindTree {
 		t.Fatal(kind)
 	}
-	if _, kind, _ := r.Peel(plumbing.NewHash(strings.Repeat("1", 40))); kind != KindMissing {
+	if _, kind, _ := r.Peel(ObjectID(strings.Repeat("1", 40))); kind != KindMissing {
 		t.Fatal(kind)
 	}
 }
 
-// TestPushChangesMatchesTreeChanges compares the narrow tree diff with the
-// go-git one on adds, deletes, edits, renames, mode and type changes.
+// TestPushChangesMatchesTreeChanges compares the narrow tree diff, read by
+// each backend, with go-git's own DiffTree on adds, deletes, edits, renames,
+// mode and type changes.
 func TestPushChangesMatchesTreeChanges(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("keep/a.txt", "a\n")
@@ -235,9 +237,14 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 	g.Git("update-index", "--add", "--chmod=+x", "run.sh")
 	head := g.Commit("head")
 
-	r := open(t, g.Dir)
+	gg, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gg.Close()
+	gr := gg.Git()
 	tree := func(rev string) *object.Tree {
-		c, err := r.commit(plumbing.NewHash(rev))
+		c, err := gr.CommitObject(plumbing.NewHash(rev))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,49 +254,74 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 		}
 		return tr
 	}
+	id := func(tr *object.Tree) ObjectID {
+		if tr == nil {
+			return ""
+		}
+		return ObjectID(tr.Hash.String())
+	}
 	bt, ht := tree(base), tree(head)
-	for _, pair := range [][2]*object.Tree{{bt, ht}, {ht, bt}, {nil, ht}, {bt, nil}} {
-		want, wantAdded, err := goGitChanges(r, pair[0], pair[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, gotAdded, err := r.treeChanges(context.Background(), pair[0], pair[1])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pair[0] != nil && pair[1] != nil {
-			if c := changeByPath(t, got, map[bool]string{true: "moved/long.txt", false: "mv/long.txt"}[pair[1] == ht]); c.Status != "renamed" {
-				t.Fatalf("rename not detected: %+v", c)
+	for _, r := range openEach(t, g.Dir) {
+		for _, pair := range [][2]*object.Tree{{bt, ht}, {ht, bt}, {nil, ht}, {bt, nil}} {
+			want, wantAdded, err := goGitChanges(gg, pair[0], pair[1])
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
-			t.Fatalf("changes\n got %+v\nwant %+v", got, want)
-		}
-		if fmt.Sprintf("%+v", gotAdded) != fmt.Sprintf("%+v", wantAdded) {
-			t.Fatalf("added lines differ")
+			got, gotAdded, _, err := r.treeChanges(context.Background(), id(pair[0]), id(pair[1]), ObjectID(head), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pair[0] != nil && pair[1] != nil {
+				if c := changeByPath(t, got, map[bool]string{true: "moved/long.txt", false: "mv/long.txt"}[pair[1] == ht]); c.Status != "renamed" {
+					t.Fatalf("rename not detected: %+v", c)
+				}
+			}
+			if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+				t.Fatalf("changes\n got %+v\nwant %+v", got, want)
+			}
+			if fmt.Sprintf("%+v", gotAdded) != fmt.Sprintf("%+v", wantAdded) {
+				t.Fatalf("added lines differ")
+			}
 		}
 	}
 }
 
 // goGitChanges is the oracle for treeChanges: go-git's own DiffTree (which
-// reads every sibling subtree) with the same rename options and file diffs.
+// reads every sibling subtree) with the same rename options, and go-git's
+// UnifiedEncoder for the diffs (goGitUnified).
 func goGitChanges(r *Repo, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
 	raw, err := object.DiffTreeWithOptions(context.Background(), from, to, object.DefaultDiffTreeOptions)
 	if err != nil {
 		return nil, nil, err
 	}
+	sideOf := func(e object.ChangeEntry) (*side, error) {
+		if e.Name == "" {
+			return nil, nil
+		}
+		s := &side{path: safePath(e.Name), mode: e.TreeEntry.Mode, id: ObjectID(e.TreeEntry.Hash.String())}
+		if e.TreeEntry.Mode == filemode.Submodule {
+			s.data = []byte("Subproject commit " + e.TreeEntry.Hash.String() + "\n")
+			return s, nil
+		}
+		data, err := r.b.blob(context.Background(), s.id)
+		s.data = data
+		return s, err
+	}
 	var out []pack.Change
 	var added []pack.AddedLines
 	for _, c := range raw {
-		fromSide, err := r.side(c.From)
+		fromSide, err := sideOf(c.From)
 		if err != nil {
 			return nil, nil, err
 		}
-		toSide, err := r.side(c.To)
+		toSide, err := sideOf(c.To)
 		if err != nil {
 			return nil, nil, err
 		}
-		ch, lines := fileDiff(fromSide, toSide)
+		ch, lines := fileDiff(fromSide, toSide, ObjectID(plumbing.ZeroHash.String()))
+		if want := goGitUnified(fromSide, toSide, ch.Binary); ch.Diff != want {
+			return nil, nil, fmt.Errorf("%s: diff\n%s\ngo-git's encoder\n%s", ch.Path, ch.Diff, want)
+		}
 		out = append(out, ch)
 		if len(lines) > 0 {
 			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})

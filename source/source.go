@@ -1,31 +1,39 @@
 // Package source turns a repository state into a pack.Snapshot: a working
-// tree, one commit, or a range base..head of a git repository (read with
-// go-git), or a plain directory. It is the only package that knows git.
+// tree, one commit, or a range base..head of a git repository, or a plain
+// directory. It is the only package that knows git. A repository is read
+// through one backend interface with two implementations: go-git in
+// process, and the git CLI for what go-git cannot open (sparse checkouts,
+// partial clones, SHA-256 repositories).
 package source
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Repo is an opened source directory: a git repository or a plain tree.
+// Close it when done: a repository keeps files (go-git) or a git process
+// (the git CLI) open between reads.
 type Repo struct {
-	// Root is the absolute path of the work tree (or plain directory).
+	// Root is the absolute path of the work tree (or plain directory); the
+	// git directory for a bare repository.
 	Root string
 	// Name is the repository's name: the origin remote's last path element,
 	// else the directory name, so that clones name themselves alike.
@@ -34,18 +42,58 @@ type Repo struct {
 	// (0: no limit); a commit's change with a larger side is listed as
 	// skipped instead (pack.CommitPatch.Skipped).
 	HistoryBlobLimit int64
-	git              *git.Repository // nil for a plain directory
-	// mu serializes object reads: a go-git Repository is not safe for
-	// concurrent use.
-	mu sync.Mutex
+	// opts are the options the repository was opened with (to reopen it).
+	opts OpenOptions
+	// b reads the repository; nil for a plain directory. wt, when set,
+	// lists the index and the untracked files instead (see routeLarge).
+	b, wt             backend
+	gogit             *git.Repository // the go-git backend's repository, else nil
+	gitDir, commonDir string
+	bare              bool
 }
 
 // ErrNoCommits is returned when a commit is asked of a repository that has none.
 var ErrNoCommits = errors.New("the repository has no commits yet")
 
-// Open opens dir. A directory inside a git work tree opens that repository;
-// any other directory is a plain tree.
+// Backends Open can choose.
+const (
+	// BackendAuto is go-git where it can read the repository, else the git CLI.
+	BackendAuto = ""
+	// BackendGoGit reads in process with go-git: no sparse checkouts
+	// (extensions.worktreeConfig), partial clones or SHA-256 repositories.
+	BackendGoGit = "go-git"
+	// BackendCLI reads through the git CLI: whatever git opens.
+	BackendCLI = "git"
+)
+
+// BackendEnv overrides the backend Open chooses (go-git or git): for
+// diagnosis and measurement.
+const BackendEnv = "CTXPACK_GIT_BACKEND"
+
+// OpenOptions say how to open a repository.
+type OpenOptions struct {
+	// Backend is BackendAuto, BackendGoGit or BackendCLI.
+	Backend string
+}
+
+// Open opens dir with the backend BackendEnv names (BackendAuto when
+// unset). A directory inside a git work tree opens that repository; any
+// other directory is a plain tree.
 func Open(dir string) (*Repo, error) {
+	return OpenWith(dir, OpenOptions{Backend: os.Getenv(BackendEnv)})
+}
+
+// OpenWith opens dir with the backend o names. BackendAuto takes go-git
+// unless the repository needs what go-git cannot do: an extension it does
+// not know (worktreeConfig for sparse checkouts, objectFormat for SHA-256)
+// or a promisor remote (a partial clone, whose missing objects git fetches
+// on demand).
+func OpenWith(dir string, o OpenOptions) (*Repo, error) {
+	switch o.Backend {
+	case BackendAuto, BackendGoGit, BackendCLI:
+	default:
+		return nil, fmt.Errorf("%s=%q: use %s or %s", BackendEnv, o.Backend, BackendGoGit, BackendCLI)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
@@ -58,75 +106,346 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open %s: not a directory", dir)
 	}
 	r, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) { // or a bare repository: dir itself
+		r, err = git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	}
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return &Repo{Root: abs, Name: filepath.Base(abs)}, nil
 	}
+	why := "" // why go-git cannot read this repository
 	if err != nil {
-		return nil, fmt.Errorf("open git repository at %s: %w", dir, err)
+		why = err.Error()
+	} else if remotes := promisorRemotes(r); len(remotes) > 0 {
+		why = "a partial clone (promisor remote " + strings.Join(remotes, ", ") + "): go-git cannot fetch its missing objects"
 	}
-	root := abs
-	if wt, err := r.Worktree(); err == nil {
-		root = wt.Filesystem.Root()
+	if why == "" && o.Backend != BackendCLI {
+		repo, err := openGoGitRepo(r)
+		if err != nil {
+			return nil, err
+		}
+		if o.Backend == BackendAuto {
+			repo.routeLarge(largeObjectCount, largeIndex)
+		}
+		repo.opts = o
+		return repo, nil
 	}
-	repo := &Repo{Root: root, Name: filepath.Base(root), git: r}
+	if o.Backend == BackendGoGit {
+		return nil, fmt.Errorf("open git repository at %s with go-git: %s; unset %s to read it through the git CLI", dir, why, BackendEnv)
+	}
+	repo, cerr := openCLI(context.Background(), abs)
+	if cerr != nil {
+		if why == "" {
+			return nil, fmt.Errorf("open git repository at %s: %w", dir, cerr)
+		}
+		return nil, fmt.Errorf("open git repository at %s: go-git cannot read it (%s), and the git CLI failed: %w", dir, why, cerr)
+	}
+	repo.opts = o
+	return repo, nil
+}
+
+func openGoGitRepo(r *git.Repository) (*Repo, error) {
+	b, err := openGoGit(r)
+	if err != nil {
+		return nil, fmt.Errorf("open git repository: %w", err)
+	}
+	repo := &Repo{Root: b.root, b: b, gogit: b.repo, bare: b.root == ""}
+	if repo.bare {
+		fs, ok := b.storage.Filesystem().(interface{ Root() string })
+		if ok {
+			repo.Root = fs.Root()
+		}
+	}
+	if repo.gitDir, repo.commonDir, err = gitDirs(repo.Root, repo.bare); err != nil {
+		b.close()
+		return nil, err
+	}
+	repo.Name = filepath.Base(repo.Root)
 	if name := originName(r); name != "" {
 		repo.Name = name
+	} else if hasIncludes(filepath.Join(repo.commonDir, "config")) {
+		// go-git does not follow include.path and includeIf: ask git.
+		if name := cliOriginName(context.Background(), repo.Root); name != "" {
+			repo.Name = name
+		}
 	}
 	return repo, nil
 }
 
-// IsGit reports whether the source is a git repository.
-func (r *Repo) IsGit() bool { return r.git != nil }
+// Where go-git's costs pass git's (measured: BenchmarkSnapshots and
+// bench/range/run.sh): go-git builds an in-memory map of every object of a
+// pack index before its first read (~0.7 µs an object: 0.25 s for a
+// 360,000-object repository), where git's commands start in a few
+// milliseconds each; and git status lists a work tree of 10,000 files in
+// half of go-git's index read and ignore-aware walk.
+const (
+	largeObjectCount = 50000
+	largeIndex       = 2000
+)
 
-// Git returns the go-git repository, nil for a plain directory.
-func (r *Repo) Git() *git.Repository { return r.git }
+// routeLarge sends what git does faster to the git CLI, when it is
+// installed: objects, history and notes in a repository of more than
+// maxObjects packed objects, else the work-tree listing of an index of more
+// than maxIndex entries.
+func (r *Repo) routeLarge(maxObjects, maxIndex int) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	cli := &cliBackend{gitDir: r.gitDir, commonDir: r.commonDir, root: r.Root, format: "sha1"}
+	if r.bare {
+		cli.root = ""
+	}
+	cli.batch = &catFile{b: cli, args: []string{"cat-file", "--batch"}}
+	cli.check = &catFile{b: cli, args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}}
+	switch {
+	case packedObjects(r.commonDir) > maxObjects:
+		// The work tree and the notes too: go-git is not read at all.
+		r.b, r.gogit = &routedBackend{cliBackend: cli, gogit: r.b}, nil
+	case !r.bare && indexEntries(r.gitDir) > maxIndex:
+		r.wt = cli
+	}
+}
+
+// routedBackend is the git CLI, closing go-git too.
+type routedBackend struct {
+	*cliBackend
+	gogit backend
+}
+
+func (b *routedBackend) close() error { return errors.Join(b.cliBackend.close(), b.gogit.close()) }
+
+func (r *Repo) worktreeBackend() backend {
+	if r.wt != nil {
+		return r.wt
+	}
+	return r.b
+}
+
+// packedObjects counts the objects of a repository's pack indexes (the
+// last fan-out entry of each version-2 .idx).
+func packedObjects(commonDir string) int {
+	idxs, _ := filepath.Glob(filepath.Join(commonDir, "objects", "pack", "*.idx"))
+	n := 0
+	for _, p := range idxs {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		var head [8 + 256*4]byte
+		if _, err := io.ReadFull(f, head[:]); err == nil && string(head[:4]) == "\xfftOc" {
+			n += int(binary.BigEndian.Uint32(head[len(head)-4:]))
+		}
+		f.Close()
+	}
+	return n
+}
+
+// indexEntries is the number of entries the index header declares.
+func indexEntries(gitDir string) int {
+	f, err := os.Open(filepath.Join(gitDir, "index"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var head [12]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil || string(head[:4]) != "DIRC" {
+		return 0
+	}
+	return int(binary.BigEndian.Uint32(head[8:]))
+}
+
+// promisorRemotes lists the remotes a partial clone fetches missing
+// objects from (remote.<name>.promisor, extensions.partialClone).
+func promisorRemotes(r *git.Repository) []string {
+	cfg, err := r.Config()
+	if err != nil || cfg.Raw == nil {
+		return nil
+	}
+	set := map[string]bool{}
+	if name := cfg.Raw.Section("extensions").Option("partialclone"); name != "" {
+		set[name] = true
+	}
+	for _, sub := range cfg.Raw.Section("remote").Subsections {
+		if truthy(sub.Option("promisor")) {
+			set[sub.Name] = true
+		}
+	}
+	var out []string
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func truthy(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "yes", "on", "1":
+		return true
+	}
+	return false
+}
+
+// openCLI opens the repository around dir through the git CLI.
+func openCLI(ctx context.Context, dir string) (*Repo, error) {
+	env := gitEnv()
+	out, err := runGit(ctx, env, dir, nil, "rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir")
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, errors.New("git is not installed or not on PATH: install git (ctxpack reads this repository through it)")
+		}
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	b := &cliBackend{gitDir: lines[1], format: "sha1"}
+	bare := lines[0] == "true"
+	common := lines[2]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	b.commonDir = filepath.Clean(common)
+	repo := &Repo{Root: b.gitDir, b: b, gitDir: b.gitDir, commonDir: b.commonDir, bare: bare}
+	args := []string{"rev-parse", "--show-object-format"}
+	if !bare {
+		args = append(args, "--show-toplevel")
+	}
+	if out, err = runGit(ctx, env, dir, nil, args...); err != nil {
+		return nil, err
+	}
+	lines = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != len(args)-1 {
+		return nil, fmt.Errorf("git rev-parse: unexpected output %q", out)
+	}
+	b.format = lines[0]
+	if b.format != "sha1" && b.format != "sha256" {
+		return nil, fmt.Errorf("object format %q: ctxpack reads sha1 and sha256 repositories", b.format)
+	}
+	if !bare {
+		b.root = filepath.Clean(lines[1])
+		repo.Root = b.root
+	}
+	b.batch = &catFile{b: b, args: []string{"cat-file", "--batch"}}
+	b.check = &catFile{b: b, args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}}
+	repo.Name = filepath.Base(repo.Root)
+	// The origin's URL and the promisor remotes, from every config file
+	// git reads (includes and includeIf too).
+	out, err = b.run(ctx, nil, "config", "--get-regexp", `^(remote\..*\.promisor|extensions\.partialclone|remote\.origin\.url)$`)
+	if err != nil && exitCode(err) != 1 {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		key, value, _ := strings.Cut(line, " ")
+		switch {
+		case key == "remote.origin.url":
+			if name := urlName(value); name != "" {
+				repo.Name = name
+			}
+		case key == "extensions.partialclone" && value != "":
+			set[value] = true
+		case strings.HasSuffix(key, ".promisor") && truthy(value):
+			set[strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".promisor")] = true
+		}
+	}
+	for n := range set {
+		b.promisors = append(b.promisors, n)
+	}
+	sort.Strings(b.promisors)
+	return repo, nil
+}
+
+// Close releases what the repository keeps open.
+func (r *Repo) Close() error {
+	if r == nil || r.b == nil {
+		return nil
+	}
+	err := r.b.close()
+	if r.wt != nil {
+		err = errors.Join(err, r.wt.close())
+	}
+	return err
+}
+
+// IsGit reports whether the source is a git repository.
+func (r *Repo) IsGit() bool { return r.b != nil }
+
+// Backend names the backend that reads the repository (BackendGoGit or
+// BackendCLI), "" for a plain directory.
+func (r *Repo) Backend() string {
+	if r.b == nil {
+		return ""
+	}
+	return r.b.name()
+}
+
+// ObjectFormat is the repository's hash: "sha1" or "sha256" ("" for a
+// plain directory).
+func (r *Repo) ObjectFormat() string {
+	if r.b == nil {
+		return ""
+	}
+	return r.b.objectFormat()
+}
+
+// Git returns the go-git repository when go-git reads this repository,
+// nil otherwise (a plain directory, or a repository the git CLI reads).
+func (r *Repo) Git() *git.Repository { return r.gogit }
 
 func originName(r *git.Repository) string {
 	rem, err := r.Remote("origin")
 	if err != nil || len(rem.Config().URLs) == 0 {
 		return ""
 	}
-	u := rem.Config().URLs[0]
+	return urlName(rem.Config().URLs[0])
+}
+
+// urlName is a remote URL's last path element without ".git".
+func urlName(u string) string {
 	if parsed, err := url.Parse(u); err == nil && parsed.Path != "" {
 		u = parsed.Path
 	} else if i := strings.LastIndex(u, ":"); i >= 0 { // scp-like git@host:org/repo.git
 		u = u[i+1:]
 	}
 	u = strings.TrimSuffix(strings.TrimRight(filepath.ToSlash(u), "/"), ".git")
+	if u == "" {
+		return ""
+	}
 	return path.Base(u)
 }
 
 // Resolve turns a revision (branch, tag, full or short SHA, HEAD~N) into a
-// commit hash.
-func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
-	if r.git == nil {
-		return plumbing.ZeroHash, fmt.Errorf("revision %q: %s is not a git repository", rev, r.Root)
+// commit id.
+func (r *Repo) Resolve(rev string) (ObjectID, error) {
+	return r.ResolveContext(context.Background(), rev)
+}
+
+// ResolveContext is Resolve with a context.
+func (r *Repo) ResolveContext(ctx context.Context, rev string) (ObjectID, error) {
+	if r.b == nil {
+		return "", fmt.Errorf("revision %q: %s is not a git repository", rev, r.Root)
 	}
 	if rev == "" {
-		return plumbing.ZeroHash, errors.New("empty revision")
+		return "", errors.New("empty revision")
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	h, err := r.git.ResolveRevision(plumbing.Revision(rev))
-	if err != nil {
-		if rev == "HEAD" || strings.HasPrefix(rev, "HEAD") {
-			if _, herr := r.git.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
-				return plumbing.ZeroHash, fmt.Errorf("revision %q: %w", rev, ErrNoCommits)
-			}
-		}
-		return plumbing.ZeroHash, fmt.Errorf("unknown revision %q: check the branch, tag or commit exists (git log --oneline)", rev)
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("revision %q: a revision cannot start with '-'", rev)
 	}
-	if _, err := r.git.CommitObject(*h); err != nil {
-		// An annotated tag resolves to the tag object in some go-git paths.
-		if tag, terr := r.git.TagObject(*h); terr == nil {
-			c, cerr := tag.Commit()
-			if cerr == nil {
-				return c.Hash, nil
-			}
-		}
-		return plumbing.ZeroHash, fmt.Errorf("revision %q is not a commit", rev)
+	id, err := r.b.resolve(ctx, rev)
+	switch {
+	case err == nil:
+		return id, nil
+	case errors.Is(err, ErrNoCommits):
+		return "", fmt.Errorf("revision %q: %w", rev, ErrNoCommits)
+	case errors.Is(err, errUnknownRevision):
+		return "", fmt.Errorf("unknown revision %q: check the branch, tag or commit exists (git log --oneline)", rev)
+	case errors.Is(err, errNotCommit):
+		return "", fmt.Errorf("revision %q is not a commit", rev)
+	case errors.Is(err, errMissing):
+		return "", fmt.Errorf("revision %q names an object that is not in the repository: fetch it (git fetch)", rev)
 	}
-	return *h, nil
+	return "", fmt.Errorf("revision %q: %w", rev, err)
 }
 
 // epoch returns SOURCE_DATE_EPOCH when set, else fallback.
@@ -150,31 +469,12 @@ func sortChanges(changes []pack.Change) {
 }
 
 // StateDir is where ctxpack keeps local state (packs, records, scan cache):
-// .git/ctxpack of the repository, "" for a plain directory.
+// <common dir>/ctxpack, shared by linked worktrees; "" for a plain directory.
 func (r *Repo) StateDir() string {
-	if r.git == nil {
+	if r.b == nil {
 		return ""
 	}
-	// The common dir is shared by linked worktrees.
-	gitDir := filepath.Join(r.Root, ".git")
-	if fi, err := os.Stat(gitDir); err == nil && !fi.IsDir() {
-		if data, err := os.ReadFile(gitDir); err == nil {
-			if s, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
-				gitDir = strings.TrimSpace(s)
-				if !filepath.IsAbs(gitDir) {
-					gitDir = filepath.Join(r.Root, gitDir)
-				}
-				if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-					common := strings.TrimSpace(string(data))
-					if !filepath.IsAbs(common) {
-						common = filepath.Join(gitDir, common)
-					}
-					gitDir = common
-				}
-			}
-		}
-	}
-	return filepath.Join(filepath.Clean(gitDir), "ctxpack")
+	return filepath.Join(r.commonDir, "ctxpack")
 }
 
 // safePath makes a path valid UTF-8 for JSON, reversibly (RawPath undoes

@@ -370,3 +370,25 @@ func TestSafePathRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// openEach opens dir with each backend that can read it, closing them at
+// the end of the test.
+func openEach(t *testing.T, dir string) map[string]*Repo {
+	t.Helper()
+	out := map[string]*Repo{}
+	for _, b := range []string{BackendGoGit, BackendCLI} {
+		r, err := OpenWith(dir, OpenOptions{Backend: b})
+		if err != nil {
+			if b == BackendGoGit {
+				continue
+			}
+			t.Fatal(err)
+		}
+		if r.Backend() != b {
+			t.Fatalf("opened with %s, asked for %s", r.Backend(), b)
+		}
+		t.Cleanup(func() { r.Close() })
+		out[b] = r
+	}
+	return out
+}

@@ -12,40 +12,38 @@ import (
 	"sync"
 
 	"github.com/ctxpack/ctxpack/pack"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // headTree is a commit's whole tree behind pack.Tree: what a change-scope
 // snapshot reaches beyond the files it lists. Listing and search use the
 // git CLI where it is on PATH (git ls-tree and git grep read a large tree
-// many times faster than a walk of its objects), and go-git otherwise.
+// many times faster than a walk of its objects), and the repository reader
+// otherwise.
 type headTree struct {
 	r      *Repo
-	commit plumbing.Hash
-	tree   *object.Tree
+	commit *Commit
 
 	once  sync.Once
 	paths []string
 	err   error
 }
 
-func (r *Repo) headTree(commit plumbing.Hash, tree *object.Tree) *headTree {
-	return &headTree{r: r, commit: commit, tree: tree}
+func (r *Repo) headTree(commit *Commit) *headTree {
+	return &headTree{r: r, commit: commit}
 }
 
 // gitCLI reports whether the git CLI can serve this repository.
 func (r *Repo) gitCLI() bool {
 	_, err := exec.LookPath("git")
-	return err == nil && r.git != nil
+	return err == nil && r.b != nil
 }
 
 // Paths lists every path of the tree, sorted, in the snapshot's spelling.
 func (t *headTree) Paths(ctx context.Context) ([]string, error) {
 	t.once.Do(func() {
 		if t.r.gitCLI() {
-			out, err := t.r.runGit(ctx, nil, "ls-tree", "-r", "-z", "--name-only", "--full-tree", t.commit.String())
+			out, err := t.r.fetchGit(ctx, nil, "ls-tree", "-r", "-z", "--name-only", "--full-tree", t.commit.ID.String())
 			if err == nil {
 				for _, p := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
 					if len(p) > 0 {
@@ -56,7 +54,7 @@ func (t *headTree) Paths(ctx context.Context) ([]string, error) {
 				return
 			}
 		}
-		files, err := t.r.treeFiles(ctx, t.tree)
+		files, err := t.r.treeFiles(ctx, t.commit)
 		if err != nil {
 			t.err = err
 			return
@@ -73,29 +71,27 @@ func (t *headTree) Dir(ctx context.Context, dir string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	t.r.mu.Lock()
-	defer t.r.mu.Unlock()
-	tree := t.tree
+	tree := t.commit.Tree
 	if dir != "" {
-		sub, err := t.tree.Tree(RawPath(dir))
+		e, err := t.r.entryAt(ctx, t.commit, RawPath(dir))
 		if err != nil {
-			if err == object.ErrDirectoryNotFound || err == object.ErrEntryNotFound {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("look up %s in tree %s: %w", dir, t.tree.Hash, err)
+			return nil, fmt.Errorf("look up %s in the tree of %s: %w", dir, t.commit.ID.Short(), err)
 		}
-		tree = sub
+		if e == nil || e.Mode != filemode.Dir {
+			return nil, nil
+		}
+		tree = e.ID
+	}
+	entries, err := t.r.b.tree(ctx, tree)
+	if err != nil {
+		return nil, fmt.Errorf("read tree %s (%s/) of %s: %w", tree, dir, t.commit.ID.Short(), err)
 	}
 	var out []string
-	for _, e := range tree.Entries {
+	for _, e := range entries {
 		if e.Mode == filemode.Dir {
 			continue
 		}
-		name := e.Name
-		if dir != "" {
-			name = RawPath(dir) + "/" + name
-		}
-		out = append(out, safePath(name))
+		out = append(out, safePath(path.Join(RawPath(dir), e.Name)))
 	}
 	sort.Strings(out)
 	return out, nil
@@ -106,29 +102,16 @@ func (t *headTree) File(ctx context.Context, p string) (pack.File, bool, error) 
 	if err := ctx.Err(); err != nil {
 		return pack.File{}, false, err
 	}
-	t.r.mu.Lock()
-	entry, err := t.tree.FindEntry(RawPath(p))
-	t.r.mu.Unlock()
+	entry, err := t.r.entryAt(ctx, t.commit, p)
 	if err != nil {
-		if err == object.ErrEntryNotFound || err == object.ErrDirectoryNotFound {
-			return pack.File{}, false, nil
-		}
-		return pack.File{}, false, fmt.Errorf("look up %s in tree %s: %w", p, t.tree.Hash, err)
+		return pack.File{}, false, fmt.Errorf("look up %s in the tree of %s: %w", p, t.commit.ID.Short(), err)
 	}
-	if entry.Mode == filemode.Dir {
+	if entry == nil || entry.Mode == filemode.Dir {
 		return pack.File{}, false, nil
 	}
-	f := pack.File{Path: p, Mode: modeOf(entry.Mode), Blob: entry.Hash.String()}
-	if entry.Mode != filemode.Submodule {
-		t.r.mu.Lock()
-		size, err := t.r.git.Storer.EncodedObjectSize(entry.Hash)
-		t.r.mu.Unlock()
-		if err == nil {
-			f.Size = size
-		}
-	}
-	if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
-		f.Read = t.r.blobReader(entry.Hash)
+	f, err := t.r.treeFile(ctx, RawPath(p), *entry, t.commit.ID)
+	if err != nil {
+		return pack.File{}, false, err
 	}
 	return f, true, nil
 }
@@ -150,13 +133,13 @@ func (t *headTree) Grep(ctx context.Context, words []string, opts pack.GrepOptio
 		for _, w := range words {
 			args = append(args, "-e", w)
 		}
-		args = append(args, t.commit.String(), "--")
+		args = append(args, t.commit.ID.String(), "--")
 		for _, x := range opts.Exts {
 			args = append(args, "*"+x)
 		}
-		res, err := t.r.runGit(ctx, nil, args...)
+		res, err := t.r.fetchGit(ctx, nil, args...)
 		if err == nil || isNoMatch(err) {
-			return parseGrep(res, t.commit.String()+":", opts.IgnoreCase, out), nil
+			return parseGrep(res, t.commit.ID.String()+":", opts.IgnoreCase, out), nil
 		}
 	}
 	return t.grepObjects(ctx, words, opts, out)
@@ -201,7 +184,7 @@ func parseGrep(res []byte, prefix string, lower bool, out map[string][]string) m
 
 // grepObjects searches the tree's blobs with go-git, where the CLI cannot.
 func (t *headTree) grepObjects(ctx context.Context, words []string, opts pack.GrepOptions, out map[string][]string) (map[string][]string, error) {
-	files, err := t.r.treeFiles(ctx, t.tree)
+	files, err := t.r.treeFiles(ctx, t.commit)
 	if err != nil {
 		return nil, err
 	}

@@ -2,65 +2,78 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
-// treeChanges diffs two trees (from may be nil: everything is added), with
-// rename detection, and returns the changes and the lines each change added.
-// Its tree diff reads only the trees on the way to a change. go-git's DiffTree loads every subtree of a directory
-// it descends into (its tree noder lists children through a TreeWalker that
-// reads each child tree), so its cost grows with the width of the tree around
-// a change: for a 3-file change, 10 top-level directories of 100
-// subdirectories cost ~200 tree reads where this diff needs ~6. Renames are
-// detected as go-git does (object.DetectRenames with the default options),
-// so the work is proportional to the change, not to the repository.
-func (r *Repo) treeChanges(ctx context.Context, from, to *object.Tree) ([]pack.Change, []pack.AddedLines, error) {
-	changes, added, _, err := r.treeChangesLimited(ctx, from, to, 0)
-	return changes, added, err
+// entryAt is a tree entry with its full path.
+type entryAt struct {
+	path string
+	mode filemode.FileMode
+	id   ObjectID
 }
 
-// treeChangesLimited is treeChanges that reads no blob over limit bytes
-// (0: no limit): a change with such a side is left out and listed as
-// skipped, with the size of its larger side.
-func (r *Repo) treeChangesLimited(ctx context.Context, from, to *object.Tree, limit int64) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
-	r.mu.Lock()
-	raw, err := r.diffTrees(ctx, from, to)
-	if err == nil {
-		raw, err = object.DetectRenames(raw, object.DefaultDiffTreeOptions)
-	}
-	r.mu.Unlock()
+// rawChange is one file-level change between two trees; a nil side is absent.
+type rawChange struct{ from, to *entryAt }
+
+// treeChanges diffs two trees (from may be "": everything is added), with
+// rename detection, and returns the changes and the lines each change
+// added. at names the commit being diffed, for errors. The tree diff reads
+// only the trees on the way to a change, so the work is proportional to
+// the change, not to the repository. It reads no blob over limit bytes (0:
+// no limit): a change with such a side is left out and listed as skipped,
+// with the size of its larger side.
+func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int64) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
+	all, err := r.diffTrees(ctx, from, to, at)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("diff trees: %w", err)
+		return nil, nil, nil, err
 	}
-	var out []pack.Change
-	var added []pack.AddedLines
+	var raw []rawChange
 	var skipped []pack.SkippedFile
-	for _, c := range raw {
+	for _, c := range all {
 		if limit > 0 {
-			if size := r.largerSide(c); size > limit {
-				p := c.To.Name
-				if p == "" {
-					p = c.From.Name
+			if size := r.largerSide(ctx, c); size > limit {
+				p := c.to
+				if p == nil {
+					p = c.from
 				}
-				skipped = append(skipped, pack.SkippedFile{Path: safePath(p), Size: size})
+				skipped = append(skipped, pack.SkippedFile{Path: safePath(p.path), Size: size})
 				continue
 			}
 		}
-		fromSide, err := r.side(c.From)
-		if err != nil {
-			return nil, nil, nil, err
+		raw = append(raw, c)
+	}
+	sides := map[*entryAt]*side{}
+	for _, c := range raw {
+		for _, e := range []*entryAt{c.from, c.to} {
+			if e == nil {
+				continue
+			}
+			s, err := r.loadSide(ctx, e, at)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			sides[e] = s
 		}
-		toSide, err := r.side(c.To)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		ch, lines := fileDiff(fromSide, toSide)
+	}
+	pairs, err := detectRenames(raw, sides)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("detect renames at %s: %w", at, err)
+	}
+	zero := ObjectID(strings.Repeat("0", len(at)))
+	var out []pack.Change
+	var added []pack.AddedLines
+	for _, p := range pairs {
+		ch, lines := fileDiff(p[0], p[1], zero)
 		out = append(out, ch)
 		if len(lines) > 0 {
 			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})
@@ -73,80 +86,229 @@ func (r *Repo) treeChangesLimited(ctx context.Context, from, to *object.Tree, li
 }
 
 // largerSide is the size of a change's larger blob, without reading it (0
-// when unknown: a partial clone that lacks it reads it to know).
-func (r *Repo) largerSide(c *object.Change) int64 {
+// when unknown; a partial clone that lacks it fetches it to know).
+func (r *Repo) largerSide(ctx context.Context, c rawChange) int64 {
 	var max int64
-	for _, e := range []object.ChangeEntry{c.From, c.To} {
-		if e.Name == "" || !e.TreeEntry.Mode.IsFile() {
+	for _, e := range []*entryAt{c.from, c.to} {
+		if e == nil || !e.mode.IsFile() {
 			continue
 		}
-		if n, err := r.blobSize(e.TreeEntry.Hash); err == nil && n > max {
+		if n, err := r.b.size(ctx, e.id); err == nil && n > max {
 			max = n
 		}
 	}
 	return max
 }
 
+// loadSide reads one side of a change. Content a partial clone could not
+// fetch is marked unavailable rather than failing the diff.
+func (r *Repo) loadSide(ctx context.Context, e *entryAt, at ObjectID) (*side, error) {
+	s := &side{path: safePath(e.path), mode: e.mode, id: e.id}
+	if e.mode == filemode.Submodule {
+		s.data = []byte("Subproject commit " + string(e.id) + "\n")
+		return s, nil
+	}
+	data, err := r.b.blob(ctx, e.id)
+	var nf *NotFetchedError
+	if errors.As(err, &nf) {
+		s.unavailable = err
+		return s, nil
+	}
+	if err != nil {
+		return nil, r.blobError(e.path, at, e.id, err)
+	}
+	s.data = data
+	return s, nil
+}
+
+// blobError says which file of which commit could not be read, and what to do.
+func (r *Repo) blobError(p string, at, id ObjectID, err error) error {
+	if ctxErr := errors.Unwrap(err); ctxErr != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return err
+	}
+	what := fmt.Sprintf("read %s", safePath(p))
+	if at != "" {
+		what += " at " + at.Short()
+	}
+	if errors.Is(err, errMissing) {
+		return fmt.Errorf("%s: blob %s is not in the repository: fetch the missing objects (git fetch) or check the repository (git fsck)", what, id)
+	}
+	return fmt.Errorf("%s: blob %s: %w", what, id, err)
+}
+
+// detectRenames pairs the sides of the raw changes, deletions and additions
+// paired into renames by go-git's rename detection (exact, then by content
+// similarity of at least 60%) with its default options. It runs on an
+// in-memory copy of the candidate blobs, so both backends and both object
+// formats get the same pairs. Sides whose content is unavailable are never
+// paired.
+func detectRenames(raw []rawChange, sides map[*entryAt]*side) ([][2]*side, error) {
+	pair := func(c rawChange) [2]*side {
+		var p [2]*side
+		if c.from != nil {
+			p[0] = sides[c.from]
+		}
+		if c.to != nil {
+			p[1] = sides[c.to]
+		}
+		return p
+	}
+	var adds, dels int
+	for _, c := range raw {
+		if c.from == nil {
+			adds++
+		} else if c.to == nil {
+			dels++
+		}
+	}
+	if adds == 0 || dels == 0 {
+		out := make([][2]*side, len(raw))
+		for i, c := range raw {
+			out[i] = pair(c)
+		}
+		return out, nil
+	}
+	st := memory.NewStorage()
+	emptyTree := st.NewEncodedObject()
+	if err := (&object.Tree{}).Encode(emptyTree); err != nil {
+		return nil, err
+	}
+	th, err := st.SetEncodedObject(emptyTree)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := object.GetTree(st, th)
+	if err != nil {
+		return nil, err
+	}
+	bySide := map[string]*side{} // "from:"/"to:" + path
+	entry := func(s *side) (object.ChangeEntry, error) {
+		obj := st.NewEncodedObject()
+		obj.SetType(plumbing.BlobObject)
+		w, err := obj.Writer()
+		if err != nil {
+			return object.ChangeEntry{}, err
+		}
+		if _, err := w.Write(s.data); err != nil {
+			return object.ChangeEntry{}, err
+		}
+		w.Close()
+		h, err := st.SetEncodedObject(obj)
+		if err != nil {
+			return object.ChangeEntry{}, err
+		}
+		return object.ChangeEntry{Name: s.path, Tree: tree, TreeEntry: object.TreeEntry{Name: "blob", Mode: s.mode, Hash: h}}, nil // the name only has to pass go-git's path check
+	}
+	var in object.Changes
+	var out [][2]*side
+	for _, c := range raw {
+		p := pair(c)
+		if (p[0] != nil && p[0].unavailable != nil) || (p[1] != nil && p[1].unavailable != nil) || (p[0] != nil && p[1] != nil) {
+			out = append(out, p) // modifications and unreadable sides stay as they are
+			continue
+		}
+		oc := &object.Change{}
+		if p[0] != nil {
+			if oc.From, err = entry(p[0]); err != nil {
+				return nil, err
+			}
+			bySide["from:"+p[0].path] = p[0]
+		}
+		if p[1] != nil {
+			if oc.To, err = entry(p[1]); err != nil {
+				return nil, err
+			}
+			bySide["to:"+p[1].path] = p[1]
+		}
+		in = append(in, oc)
+	}
+	detected, err := object.DetectRenames(in, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range detected {
+		var p [2]*side
+		if c.From.Name != "" {
+			p[0] = bySide["from:"+c.From.Name]
+		}
+		if c.To.Name != "" {
+			p[1] = bySide["to:"+c.To.Name]
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // diffTrees lists the file-level changes between two trees (either may be
-// nil: empty), descending only into subtrees whose ids differ. A path that is
+// "": empty), descending only into subtrees whose ids differ. A path that is
 // a file on one side and a directory on the other is a deletion plus
-// insertions, as in go-git. The caller holds r.mu.
-func (r *Repo) diffTrees(ctx context.Context, from, to *object.Tree) (object.Changes, error) {
-	var out object.Changes
-	var walk func(prefix string, a, b *object.Tree) error
-	walk = func(prefix string, a, b *object.Tree) error {
+// insertions, as in go-git. at names the commit, for errors.
+func (r *Repo) diffTrees(ctx context.Context, from, to, at ObjectID) ([]rawChange, error) {
+	var out []rawChange
+	read := func(id ObjectID, p string) ([]treeEntry, error) {
+		if id == "" {
+			return nil, nil
+		}
+		entries, err := r.b.tree(ctx, id)
+		if err != nil {
+			if p == "" {
+				p = "/"
+			}
+			return nil, fmt.Errorf("read tree %s (%s) of %s: %w", id, safePath(p), at.Short(), err)
+		}
+		return entries, nil
+	}
+	var walk func(prefix string, a, b ObjectID) error
+	walk = func(prefix string, a, b ObjectID) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ae, be := entries(a), entries(b)
-		names := make([]string, 0, len(ae)+len(be))
-		for n := range ae {
+		ae, err := read(a, prefix)
+		if err != nil {
+			return err
+		}
+		be, err := read(b, prefix)
+		if err != nil {
+			return err
+		}
+		am, bm := entryMap(ae), entryMap(be)
+		names := make([]string, 0, len(am)+len(bm))
+		for n := range am {
 			names = append(names, n)
 		}
-		for n := range be {
-			if _, ok := ae[n]; !ok {
+		for n := range bm {
+			if _, ok := am[n]; !ok {
 				names = append(names, n)
 			}
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			ea, inA := ae[name]
-			eb, inB := be[name]
+			ea, inA := am[name]
+			eb, inB := bm[name]
 			p := path.Join(prefix, name)
-			if inA && inB && ea.Hash == eb.Hash && ea.Mode == eb.Mode {
+			if inA && inB && ea.ID == eb.ID && ea.Mode == eb.Mode {
 				continue
 			}
 			aDir, bDir := inA && ea.Mode == filemode.Dir, inB && eb.Mode == filemode.Dir
-			var sa, sb *object.Tree
 			var err error
-			if aDir {
-				if sa, err = r.git.TreeObject(ea.Hash); err != nil {
-					return fmt.Errorf("read tree %s (%s): %w", ea.Hash, p, err)
-				}
-			}
-			if bDir {
-				if sb, err = r.git.TreeObject(eb.Hash); err != nil {
-					return fmt.Errorf("read tree %s (%s): %w", eb.Hash, p, err)
-				}
-			}
 			switch {
 			case aDir && bDir:
-				err = walk(p, sa, sb)
+				err = walk(p, ea.ID, eb.ID)
 			case inA && inB && !aDir && !bDir:
-				out = append(out, &object.Change{From: changeEntry(p, a, ea), To: changeEntry(p, b, eb)})
+				out = append(out, rawChange{from: &entryAt{p, ea.Mode, ea.ID}, to: &entryAt{p, eb.Mode, eb.ID}})
 			default:
 				if aDir {
-					err = walk(p, sa, nil)
+					err = walk(p, ea.ID, "")
 				} else if inA {
-					out = append(out, &object.Change{From: changeEntry(p, a, ea)})
+					out = append(out, rawChange{from: &entryAt{p, ea.Mode, ea.ID}})
 				}
 				if err != nil {
 					return err
 				}
 				if bDir {
-					err = walk(p, nil, sb)
+					err = walk(p, "", eb.ID)
 				} else if inB {
-					out = append(out, &object.Change{To: changeEntry(p, b, eb)})
+					out = append(out, rawChange{to: &entryAt{p, eb.Mode, eb.ID}})
 				}
 			}
 			if err != nil {
@@ -161,18 +323,10 @@ func (r *Repo) diffTrees(ctx context.Context, from, to *object.Tree) (object.Cha
 	return out, nil
 }
 
-func entries(t *object.Tree) map[string]object.TreeEntry {
-	m := map[string]object.TreeEntry{}
-	if t != nil {
-		for _, e := range t.Entries {
-			m[e.Name] = e
-		}
+func entryMap(entries []treeEntry) map[string]treeEntry {
+	m := make(map[string]treeEntry, len(entries))
+	for _, e := range entries {
+		m[e.Name] = e
 	}
 	return m
-}
-
-// changeEntry is what go-git puts in a Change: the full path, the tree that
-// holds the entry, and the entry.
-func changeEntry(p string, parent *object.Tree, e object.TreeEntry) object.ChangeEntry {
-	return object.ChangeEntry{Name: p, Tree: parent, TreeEntry: object.TreeEntry{Name: e.Name, Mode: e.Mode, Hash: e.Hash}}
 }

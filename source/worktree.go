@@ -6,15 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pack"
@@ -23,51 +21,52 @@ import (
 
 // Worktree snapshots the working tree: tracked files as they are on disk
 // (uncommitted edits included) plus untracked files that git does not ignore.
-// Changes are the differences from HEAD. A plain directory is walked whole,
-// honouring its .gitignore files.
+// Changes are the differences from HEAD. In a sparse checkout, the files
+// outside the sparse set are listed with their index blob and excluded as
+// not_checked_out (they are not in the work tree; --commit reads them from
+// the commit). A plain directory is walked whole, honouring its .gitignore
+// files.
 func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
-	if r.git == nil {
+	if r.b == nil {
 		return r.plain(ctx)
 	}
+	if r.bare {
+		return nil, fmt.Errorf("%s is a bare repository: it has no work tree; pack a commit (--commit HEAD) or a range instead", r.Root)
+	}
 	snap := &pack.Snapshot{Source: pack.Source{Repository: r.Name, Kind: "git", Trigger: "worktree", Scope: policy.ScopeTree}}
-	var headTree *object.Tree
+	var headTree ObjectID
 	headTime := time.Unix(0, 0)
-	ref, err := r.git.Head()
-	switch {
-	case errors.Is(err, plumbing.ErrReferenceNotFound):
-		// no commits yet: everything is new
-	case err != nil:
-		return nil, fmt.Errorf("read HEAD: %w", err)
-	default:
-		c, err := r.commit(ref.Hash())
+	branch, headID, err := r.b.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if headID != "" {
+		c, err := r.commit(ctx, headID)
 		if err != nil {
 			return nil, err
 		}
-		if headTree, err = c.Tree(); err != nil {
-			return nil, fmt.Errorf("read tree of HEAD: %w", err)
-		}
-		headTime = c.Committer.When
-		snap.Source.Head = c.Hash.String()
+		headTree, headTime = c.Tree, c.Committer
+		snap.Source.Head = c.ID.String()
 		snap.Source.Ref = "HEAD"
-		if ref.Name().IsBranch() {
-			snap.Source.Ref = ref.Name().Short()
+		if branch != "" {
+			snap.Source.Ref = branch
 		}
 	}
 	if snap.Time, err = epoch(headTime); err != nil {
 		return nil, err
 	}
 
-	idx, err := r.git.Storer.Index()
+	entries, untracked, err := r.worktreeBackend().worktree(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read git index: %w", err)
+		return nil, fmt.Errorf("read the git index and work tree of %s: %w", r.Root, err)
 	}
 	tracked := map[string]bool{}
 	current := map[string]*side{}
-	for _, e := range idx.Entries {
-		if e.Stage != index.Merged && tracked[e.Name] {
+	for _, e := range entries {
+		if e.Stage != 0 && tracked[e.Path] {
 			continue // unmerged entry: one listing per path
 		}
-		tracked[e.Name] = true
+		tracked[e.Path] = true
 		f, s, err := r.trackedFile(e)
 		if err != nil {
 			return nil, err
@@ -78,141 +77,218 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 		snap.Files = append(snap.Files, *f)
 		current[f.Path] = s
 	}
-	untracked, err := walkTree(ctx, r.Root, tracked, true)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range untracked {
-		s := &side{path: f.Path, mode: fileMode(f.Mode)}
-		if f.Read != nil {
-			data, err := f.Read(ctx)
-			if err != nil {
-				return nil, err
-			}
-			s.data = data
-			s.hash = plumbing.ComputeHash(plumbing.BlobObject, data)
-			f.Blob = s.hash.String()
+	for _, p := range untracked {
+		f, s, err := r.untrackedFile(p)
+		if err != nil {
+			return nil, err
 		}
-		snap.Files = append(snap.Files, f)
+		if f == nil {
+			continue
+		}
+		snap.Files = append(snap.Files, *f)
 		current[f.Path] = s
 	}
 	sortFiles(snap.Files)
 
-	changes, err := r.worktreeChanges(ctx, headTree, current)
+	changes, err := r.worktreeChanges(ctx, headID, headTree, current)
 	if err != nil {
 		return nil, err
 	}
 	snap.Changes = changes
 	if len(changes) > 0 {
 		snap.Source.Dirty = true
-	} else if headTree != nil {
-		snap.Source.Tree = headTree.Hash.String()
+	} else if headTree != "" {
+		snap.Source.Tree = headTree.String()
 	}
 	return snap, nil
 }
 
+// zeroID is the repository's all-zero object id.
+func (r *Repo) zeroID() ObjectID {
+	if r.b.objectFormat() == "sha256" {
+		return ObjectID(strings.Repeat("0", 64))
+	}
+	return ObjectID(strings.Repeat("0", 40))
+}
+
 // trackedFile builds the snapshot entry of an index entry from the disk.
-func (r *Repo) trackedFile(e *index.Entry) (*pack.File, *side, error) {
-	abs := filepath.Join(r.Root, filepath.FromSlash(e.Name))
-	name := safePath(e.Name)
+func (r *Repo) trackedFile(e indexEntry) (*pack.File, *side, error) {
+	abs := filepath.Join(r.Root, filepath.FromSlash(e.Path))
+	name := safePath(e.Path)
 	if e.Mode == filemode.Submodule {
-		f := &pack.File{Path: name, Mode: pack.ModeSubmodule, Blob: e.Hash.String()}
-		return f, &side{path: name, mode: filemode.Submodule, hash: e.Hash,
-			data: []byte("Subproject commit " + e.Hash.String() + "\n")}, nil
+		f := &pack.File{Path: name, Mode: pack.ModeSubmodule, Blob: e.ID.String()}
+		return f, &side{path: name, mode: filemode.Submodule, id: e.ID,
+			data: []byte("Subproject commit " + e.ID.String() + "\n")}, nil
+	}
+	if e.SkipWorktree {
+		f := &pack.File{Path: name, Mode: modeOf(e.Mode), Blob: e.ID.String()}
+		if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
+			f.Read = func(context.Context) ([]byte, error) {
+				return nil, &pack.Unavailable{Reason: pack.ReasonNotCheckedOut,
+					Detail: name + " is outside the sparse checkout (git sparse-checkout): not in the work tree; pack --commit HEAD reads it from the commit"}
+			}
+		}
+		return f, &side{path: name, mode: e.Mode, id: e.ID}, nil
 	}
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("stat %s: %w", e.Name, err)
+		return nil, nil, fmt.Errorf("stat %s: %w", e.Path, err)
 	}
 	f := &pack.File{Path: name, Size: fi.Size(), Mode: diskMode(fi)}
-	s := &side{path: name, disk: e.Name, mode: fileMode(f.Mode)}
+	s := &side{path: name, disk: e.Path, mode: fileMode(f.Mode)}
 	var data []byte
 	if f.Mode == pack.ModeSymlink {
 		target, err := os.Readlink(abs)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read link %s: %w", e.Name, err)
+			return nil, nil, fmt.Errorf("read link %s: %w", e.Path, err)
 		}
 		data = []byte(filepath.ToSlash(target))
 	} else {
 		f.Read = diskReader(abs)
-		// The index hash is trusted only when size and mtime match, as git does.
-		if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) && !e.ModifiedAt.IsZero() {
-			f.Blob = e.Hash.String()
-			s.hash = e.Hash
-			s.data = nil // read on demand when a diff needs it
+		if e.Clean {
+			f.Blob = e.ID.String()
+			s.id = e.ID // the content is read on demand when a diff needs it
 			return f, s, nil
 		}
 		if data, err = os.ReadFile(abs); err != nil {
-			return nil, nil, fmt.Errorf("read %s: %w", e.Name, err)
+			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
 		}
 	}
 	s.data = data
-	s.hash = plumbing.ComputeHash(plumbing.BlobObject, data)
-	f.Blob = s.hash.String()
+	s.id = r.b.hashBlob(data)
+	f.Blob = s.id.String()
+	return f, s, nil
+}
+
+// untrackedFile builds the snapshot entry of an untracked path ("dir/" is a
+// nested repository); nil for what is not a file (a socket, a fifo).
+func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
+	if dir, ok := strings.CutSuffix(p, "/"); ok {
+		name := safePath(dir)
+		return &pack.File{Path: name, Mode: pack.ModeSubmodule},
+			&side{path: name, mode: filemode.Submodule, id: r.zeroID()}, nil
+	}
+	abs := filepath.Join(r.Root, filepath.FromSlash(p))
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil // gone since it was listed
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("stat %s: %w", p, err)
+	}
+	name := safePath(p)
+	f := &pack.File{Path: name, Size: fi.Size(), Mode: diskMode(fi)}
+	s := &side{path: name, disk: p, mode: fileMode(f.Mode)}
+	switch {
+	case f.Mode == pack.ModeSymlink:
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read link %s: %w", p, err)
+		}
+		s.data = []byte(filepath.ToSlash(target))
+	case !fi.Mode().IsRegular():
+		return nil, nil, nil // sockets, devices, fifos: not content
+	default:
+		f.Read = diskReader(abs)
+		if s.data, err = os.ReadFile(abs); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", p, err)
+		}
+	}
+	s.id = r.b.hashBlob(s.data)
+	f.Blob = s.id.String()
 	return f, s, nil
 }
 
 // worktreeChanges compares the current files with HEAD's tree.
-func (r *Repo) worktreeChanges(ctx context.Context, headTree *object.Tree, current map[string]*side) ([]pack.Change, error) {
+func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, current map[string]*side) ([]pack.Change, error) {
 	head := map[string]*side{}
-	if headTree != nil {
-		walker := object.NewTreeWalker(headTree, true, nil)
-		defer walker.Close()
-		for {
-			name, entry, err := walker.Next()
+	if headTree != "" {
+		var walk func(dir string, id ObjectID) error
+		walk = func(dir string, id ObjectID) error {
+			entries, err := r.b.tree(ctx, id)
 			if err != nil {
-				break
+				return fmt.Errorf("read tree %s (%s/) of HEAD: %w", id, safePath(dir), err)
 			}
-			if entry.Mode == filemode.Dir {
-				continue
+			for _, e := range entries {
+				p := path.Join(dir, e.Name)
+				if e.Mode == filemode.Dir {
+					if err := walk(p, e.ID); err != nil {
+						return err
+					}
+					continue
+				}
+				head[safePath(p)] = &side{path: safePath(p), disk: p, mode: e.Mode, id: e.ID}
 			}
-			head[safePath(name)] = &side{path: safePath(name), mode: entry.Mode, hash: entry.Hash}
+			return nil
+		}
+		if err := walk("", headTree); err != nil {
+			return nil, err
 		}
 	}
 	var changes []pack.Change
-	load := func(s *side, fromDisk bool) error {
-		if s == nil || s.data != nil || s.mode == filemode.Submodule {
+	loadHead := func(s *side) error {
+		if s == nil || s.data != nil {
 			return nil
 		}
-		var err error
-		if fromDisk {
-			s.data, err = os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(s.disk)))
-		} else {
-			s.data, err = r.readBlob(s.hash)
+		if s.mode == filemode.Submodule {
+			s.data = []byte("Subproject commit " + s.id.String() + "\n")
+			return nil
 		}
-		return err
+		data, err := r.b.blob(ctx, s.id)
+		var nf *NotFetchedError
+		if errors.As(err, &nf) {
+			s.unavailable = err
+			return nil
+		}
+		if err != nil {
+			return r.blobError(s.disk, headID, s.id, err)
+		}
+		s.data = data
+		return nil
 	}
+	loadCurrent := func(s *side) error {
+		if s.data != nil || s.mode == filemode.Submodule {
+			return nil
+		}
+		if s.disk == "" { // outside a sparse checkout: the index's blob
+			return loadHead(s)
+		}
+		data, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(s.disk)))
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.disk, err)
+		}
+		s.data = data
+		return nil
+	}
+	zero := r.zeroID()
 	for p, cur := range current {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		old := head[p]
-		if old != nil && old.hash == cur.hash && old.mode == cur.mode {
+		if old != nil && old.id == cur.id && old.mode == cur.mode {
 			continue
 		}
-		if old != nil && old.mode == filemode.Submodule {
-			old.data = []byte("Subproject commit " + old.hash.String() + "\n")
-		}
-		if err := load(old, false); err != nil {
+		if err := loadHead(old); err != nil {
 			return nil, err
 		}
-		if err := load(cur, true); err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+		if err := loadCurrent(cur); err != nil {
+			return nil, err
 		}
-		ch, _ := fileDiff(old, cur)
+		ch, _ := fileDiff(old, cur, zero)
 		changes = append(changes, ch)
 	}
 	for p, old := range head {
 		if _, ok := current[p]; ok {
 			continue
 		}
-		if err := load(old, false); err != nil {
+		if err := loadHead(old); err != nil {
 			return nil, err
 		}
-		ch, _ := fileDiff(old, nil)
+		ch, _ := fileDiff(old, nil, zero)
 		changes = append(changes, ch)
 	}
 	sortChanges(changes)
@@ -225,9 +301,19 @@ func (r *Repo) plain(ctx context.Context) (*pack.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := walkTree(ctx, r.Root, nil, false)
+	found, err := walkTree(ctx, r.Root, nil, false)
 	if err != nil {
 		return nil, err
+	}
+	files := make([]pack.File, 0, len(found))
+	for _, d := range found {
+		f := pack.File{Path: safePath(d.rel), Size: d.size, Mode: d.mode}
+		if d.nested {
+			f.Mode = pack.ModeSubmodule
+		} else if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
+			f.Read = diskReader(filepath.Join(r.Root, filepath.FromSlash(d.rel)))
+		}
+		files = append(files, f)
 	}
 	sortFiles(files)
 	return &pack.Snapshot{
@@ -237,16 +323,26 @@ func (r *Repo) plain(ctx context.Context) (*pack.Snapshot, error) {
 	}, nil
 }
 
+// diskFile is a file walkTree found.
+type diskFile struct {
+	rel  string // slash-separated path under the root, as on disk
+	mode pack.Mode
+	size int64
+	// nested is a directory holding its own .git (a nested repository).
+	nested bool
+}
+
 // walkTree lists the files under root that are not in skip and not ignored by
 // .gitignore files (and .git/info/exclude when inRepo). Symlinks are listed,
-// never followed; a directory holding its own .git is listed as a submodule.
-func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo bool) ([]pack.File, error) {
+// never followed; a directory holding its own .git is listed as nested;
+// sockets, devices and fifos are left out.
+func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo bool) ([]diskFile, error) {
 	patterns := map[string][]gitignore.Pattern{}
 	var rootPatterns []gitignore.Pattern
 	if inRepo {
 		rootPatterns = readIgnore(filepath.Join(root, ".git", "info", "exclude"), nil)
 	}
-	var files []pack.File
+	var files []diskFile
 	err := filepath.WalkDir(root, func(abs string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("walk %s: %w", abs, err)
@@ -256,7 +352,6 @@ func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo boo
 		}
 		rel, _ := filepath.Rel(root, abs)
 		rel = filepath.ToSlash(rel)
-		display := safePath(rel)
 		if rel == "." {
 			patterns[""] = append(rootPatterns, readIgnore(filepath.Join(abs, ".gitignore"), nil)...)
 			return nil
@@ -280,7 +375,7 @@ func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo boo
 		if isDir {
 			if _, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
 				if !skip[rel] {
-					files = append(files, pack.File{Path: display, Mode: pack.ModeSubmodule})
+					files = append(files, diskFile{rel: rel, mode: pack.ModeSubmodule, nested: true})
 				}
 				return fs.SkipDir
 			}
@@ -300,14 +395,11 @@ func walkTree(ctx context.Context, root string, skip map[string]bool, inRepo boo
 		if err != nil {
 			return fmt.Errorf("stat %s: %w", rel, err)
 		}
-		f := pack.File{Path: display, Size: fi.Size(), Mode: diskMode(fi)}
-		if f.Mode == pack.ModeRegular || f.Mode == pack.ModeExecutable {
-			if !fi.Mode().IsRegular() {
-				return nil // sockets, devices, fifos: not content
-			}
-			f.Read = diskReader(abs)
+		mode := diskMode(fi)
+		if mode != pack.ModeSymlink && !fi.Mode().IsRegular() {
+			return nil // sockets, devices, fifos: not content
 		}
-		files = append(files, f)
+		files = append(files, diskFile{rel: rel, mode: mode, size: fi.Size()})
 		return nil
 	})
 	if err != nil {

@@ -4,34 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/ctxpack/ctxpack/source"
 )
 
 // maxRefFileBytes bounds a file read to resolve refs.
 const maxRefFileBytes = 64 << 20
 
-// RepoFiles reads the files of a git repository at a commit (go-git), or
-// of its work tree, for ref resolution.
+// RepoFiles reads the files of a git repository at a commit, or of its
+// work tree, for ref resolution.
 type RepoFiles struct {
-	git  *git.Repository
+	repo *source.Repo
 	root string
-	mu   sync.Mutex // a go-git Repository is not safe for concurrent use
 }
 
-// NewRepoFiles reads repo's commits and the work tree at root ("" for
-// none, as in a bare repository).
-func NewRepoFiles(repo *git.Repository, root string) *RepoFiles {
-	return &RepoFiles{git: repo, root: root}
+// NewRepoFiles reads repo's commits (nil: none) and the work tree at root
+// ("" for none, as in a bare repository).
+func NewRepoFiles(repo *source.Repo, root string) *RepoFiles {
+	return &RepoFiles{repo: repo, root: root}
 }
 
 // ReadFile implements Files.
@@ -45,38 +39,20 @@ func (f *RepoFiles) ReadFile(ctx context.Context, commit, p string) ([]byte, err
 	if !hexRE.MatchString(commit) || (len(commit) != 40 && len(commit) != 64) {
 		return nil, fmt.Errorf("the pack's commit %q is not a full commit id", clip(commit, 80))
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.git == nil {
+	if f.repo == nil || !f.repo.IsGit() {
 		return nil, errors.New("no git repository at hand")
 	}
-	c, err := f.git.CommitObject(plumbing.NewHash(commit))
-	if err != nil {
-		return nil, fmt.Errorf("commit %s is not in this repository (git fetch it, or serve the store from a clone that has it): %w", short(commit), err)
+	if !f.repo.HasCommit(commit) {
+		return nil, fmt.Errorf("commit %s is not in this repository (git fetch it, or serve the store from a clone that has it)", short(commit))
 	}
-	tree, err := c.Tree()
+	b, err := f.repo.FileAt(ctx, commit, p, maxRefFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("read the tree of %s: %w", short(commit), err)
+		return nil, err
 	}
-	file, err := tree.File(p)
-	if errors.Is(err, object.ErrFileNotFound) || errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
+	if !b.Found() {
 		return nil, fmt.Errorf("%s at %s: %w", p, short(commit), ErrFileNotFound)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, short(commit), err)
-	}
-	if file.Mode != filemode.Regular && file.Mode != filemode.Executable {
-		return nil, fmt.Errorf("%s at %s is not a regular file", p, short(commit))
-	}
-	if file.Size > maxRefFileBytes {
-		return nil, fmt.Errorf("%s at %s is over %d bytes", p, short(commit), maxRefFileBytes)
-	}
-	r, err := file.Reader()
-	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", p, short(commit), err)
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return b.Data, nil
 }
 
 // readWorktree reads p under the work tree without following a symlink

@@ -86,7 +86,7 @@ func (f *fixture) files(t *testing.T) Files {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewRepoFiles(repo.Git(), repo.Root)
+	return NewRepoFiles(repo, repo.Root)
 }
 
 func openStore(t *testing.T, dir string, c *clock, files Files) *Store {

@@ -18,7 +18,15 @@ func openGit(dir string) (*source.Repo, error) {
 		return nil, err
 	}
 	if !repo.IsGit() {
+		repo.Close()
 		return nil, fmt.Errorf("%s is not a git repository: records live in its refs/notes/ctxpack", dir)
+	}
+	if repo.Git() == nil { // the git CLI reads it: walk the chain with go-git if it can
+		repo.Close()
+		if repo, err = source.OpenWith(dir, source.OpenOptions{Backend: source.BackendGoGit}); err == nil {
+			return repo, nil
+		}
+		return nil, fmt.Errorf("%s is a repository go-git cannot read (a sparse checkout, a partial clone or SHA-256), and the chain of records is walked with go-git: read a record with git notes --ref=refs/notes/ctxpack show <commit>", dir)
 	}
 	return repo, nil
 }
@@ -34,7 +42,11 @@ func openRev(dir string, args []string) (*source.Repo, plumbing.Hash, error) {
 		rev = args[0]
 	}
 	h, err := repo.Resolve(rev)
-	return repo, h, err
+	if err != nil {
+		repo.Close()
+		return nil, plumbing.ZeroHash, err
+	}
+	return repo, plumbing.NewHash(h.String()), nil
 }
 
 func newLogCmd(io ioStreams) *cobra.Command {
@@ -49,6 +61,7 @@ func newLogCmd(io ioStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer repo.Close()
 			entries, err := transparency.Log(repo.Git(), h, n)
 			if err != nil {
 				return err
@@ -85,6 +98,7 @@ func newVerifyCmd(io ioStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer repo.Close()
 			rep, err := transparency.VerifyChain(repo.Git(), h)
 			if err != nil {
 				return err

@@ -132,6 +132,7 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 	if err != nil {
 		return err
 	}
+	defer run.Close()
 	// The pack is written whatever the verdict: it is clean (secrets redacted
 	// or kept out); the verdict says whether the change may leave.
 	data := run.Result.JSON

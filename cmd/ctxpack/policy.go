@@ -48,6 +48,7 @@ func newPolicyCmd(io ioStreams) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer repo.Close()
 			pol, file, err := pipeline.LoadPolicy(repo.Root, opts)
 			if err != nil {
 				return err

@@ -73,7 +73,7 @@ func (f *storeFlags) open(getenv func(string) string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.Open(store.Options{Dir: dir, TTL: f.ttl, ExpiredGrace: grace, Scanner: scanner, Files: store.NewRepoFiles(repo.Git(), repo.Root)})
+	return store.Open(store.Options{Dir: dir, TTL: f.ttl, ExpiredGrace: grace, Scanner: scanner, Files: store.NewRepoFiles(repo, repo.Root)})
 }
 
 // storeError reports a store error: as JSON on stdout with --json, and as

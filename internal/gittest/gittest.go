@@ -6,6 +6,7 @@ package gittest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,12 +30,31 @@ func New(t testing.TB) *Repo {
 // Init creates an empty repository in dir.
 func Init(t testing.TB, dir string) *Repo {
 	t.Helper()
+	return InitWith(t, dir)
+}
+
+// NewWith creates an empty repository in a temp directory with extra
+// git init arguments (--object-format=sha256).
+func NewWith(t testing.TB, initArgs ...string) *Repo {
+	t.Helper()
+	return InitWith(t, t.TempDir(), initArgs...)
+}
+
+// InitWith creates an empty repository in dir with extra git init arguments.
+func InitWith(t testing.TB, dir string, initArgs ...string) *Repo {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r := &Repo{t: t, Dir: dir}
-	r.Git("init", "-q", "-b", "main")
+	r.Git(append([]string{"init", "-q", "-b", "main"}, initArgs...)...)
 	return r
+}
+
+// At is the repository (a clone, a linked worktree) the test made in dir,
+// its commits continuing from r's clock.
+func (r *Repo) At(dir string) *Repo {
+	return &Repo{t: r.t, Dir: dir, tick: r.tick}
 }
 
 // Env is the environment git runs with: no user or system config, fixed identity.
@@ -64,10 +84,19 @@ func (r *Repo) Git(args ...string) string {
 	return out
 }
 
-// TryGit runs git with optional stdin and extra env, returning an error with
-// stderr on failure.
+// TryGitStdin runs git with stdin, returning an error with stderr on failure.
+func (r *Repo) TryGitStdin(stdin string, args ...string) (string, error) {
+	return r.tryGit(nil, strings.NewReader(stdin), args...)
+}
+
+// TryGit runs git with extra env, returning an error with stderr on failure.
 func (r *Repo) TryGit(extraEnv []string, args ...string) (string, error) {
+	return r.tryGit(extraEnv, nil, args...)
+}
+
+func (r *Repo) tryGit(extraEnv []string, stdin io.Reader, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
+	cmd.Stdin = stdin
 	cmd.Dir = r.Dir
 	cmd.Env = append(Env(r.home()), extraEnv...)
 	cmd.Env = append(cmd.Env,

@@ -23,6 +23,8 @@ func main() {
 	mem := flag.String("memprofile", "", "write a heap (alloc) profile to FILE")
 	peak := flag.String("peakprofile", "", "write the heap profile taken when the live heap was largest to FILE")
 	commit := flag.String("commit", "", "pack this commit (default: the working tree)")
+	base := flag.String("base", "", "pack the range base..head (with -head)")
+	head := flag.String("head", "", "head of the range (default HEAD)")
 	typ := flag.String("type", "", "pack type (full, summary, auto)")
 	unlimited := flag.Bool("unlimited", false, "raise every limit so each text file is packed")
 	out := flag.String("o", os.DevNull, "write the pack here")
@@ -31,7 +33,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: profpack [flags] DIR")
 		os.Exit(2)
 	}
-	opts := pipeline.PackOptions{Dir: flag.Arg(0), Commit: *commit, Type: *typ}
+	opts := pipeline.PackOptions{Dir: flag.Arg(0), Commit: *commit, Base: *base, Head: *head, Type: *typ}
 	if *unlimited {
 		opts.MaxContentBytes, opts.MaxFiles, opts.MaxFileBytes = 1e12, 1e9, 1e9
 	}
@@ -53,6 +55,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	defer run.Close()
 	if err := os.WriteFile(*out, run.Result.JSON, 0o644); err != nil {
 		fail(err)
 	}

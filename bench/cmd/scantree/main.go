@@ -32,6 +32,7 @@ func run(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	defer repo.Close()
 	snap, err := repo.Worktree(ctx)
 	if err != nil {
 		return err

@@ -1,0 +1,660 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// cliBackend reads a repository through the git CLI: objects through one
+// long-lived `git cat-file --batch` (and --batch-check) process, history
+// through `git merge-base` and `git rev-list`, the work tree through
+// `git ls-files` and `git status`. It opens whatever git opens: sparse
+// checkouts (extensions.worktreeConfig), partial clones (git fetches a
+// missing object from the promisor remote when it is read), SHA-256
+// repositories.
+type cliBackend struct {
+	gitDir, root string // root is "" when bare
+	commonDir    string
+	format       string // sha1 or sha256
+	promisors    []string
+
+	batch, check *catFile
+
+	mu sync.Mutex
+	// promisorDown is set once the promisor remote failed to provide an
+	// object: later reads do not try again (GIT_NO_LAZY_FETCH, git ≥ 2.44).
+	promisorDown bool
+	// store answers has, opened on first use.
+	store *filesystem.Storage
+}
+
+func (b *cliBackend) name() string         { return "git" }
+func (b *cliBackend) objectFormat() string { return b.format }
+
+// env is the environment of every git command: the repository named
+// explicitly, no prompt for credentials (a lazy fetch must fail, not
+// hang), no optional lock taken by a read.
+func (b *cliBackend) env() []string {
+	env := append(gitEnv(), "GIT_DIR="+b.gitDir, "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	if b.root != "" {
+		env = append(env, "GIT_WORK_TREE="+b.root)
+	}
+	b.mu.Lock()
+	if b.promisorDown {
+		env = append(env, "GIT_NO_LAZY_FETCH=1")
+	}
+	b.mu.Unlock()
+	return env
+}
+
+// gitError is a git command that failed, with what it printed.
+type gitError struct {
+	args   []string
+	err    error
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	msg := "git " + strings.Join(e.args, " ") + ": " + e.err.Error()
+	if s := strings.TrimSpace(e.stderr); s != "" {
+		msg += ": " + lastLines(s, 3)
+	}
+	return msg
+}
+
+func (e *gitError) Unwrap() error { return e.err }
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "; ")
+}
+
+// run runs git with args (and stdin when not nil) and returns its stdout.
+func (b *cliBackend) run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return runGit(ctx, b.env(), "", stdin, args...)
+}
+
+func runGit(ctx context.Context, env []string, dir string, stdin []byte, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Env, cmd.Dir = env, dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return stdout.Bytes(), &gitError{args: args, err: err, stderr: stderr.String()}
+	}
+	return stdout.Bytes(), nil
+}
+
+// exitCode is the exit status of a failed git command, -1 when it did not run.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+func (b *cliBackend) close() error {
+	err := errors.Join(b.batch.close(), b.check.close())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.store != nil {
+		err = errors.Join(err, b.store.Close())
+		b.store = nil
+	}
+	return err
+}
+
+func (b *cliBackend) hashBlob(data []byte) ObjectID {
+	var h hash.Hash
+	if b.format == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	return ObjectID(hex.EncodeToString(h.Sum(nil)))
+}
+
+// object reads one object through cat-file --batch.
+func (b *cliBackend) object(ctx context.Context, id ObjectID) (string, []byte, error) {
+	if err := ctx.Err(); err != nil {
+		return "", nil, err
+	}
+	typ, data, err := b.batch.read(ctx, id, true)
+	return typ, data, b.objectErr(id, err)
+}
+
+// objectErr turns a missing object of a partial clone into a
+// *NotFetchedError.
+func (b *cliBackend) objectErr(id ObjectID, err error) error {
+	var pe *promisorError
+	switch {
+	case errors.As(err, &pe):
+		b.mu.Lock()
+		b.promisorDown = true
+		b.mu.Unlock()
+		return &NotFetchedError{ID: id, Remote: strings.Join(b.promisors, ", "), Detail: pe.detail}
+	case errors.Is(err, errMissing) && len(b.promisors) > 0:
+		detail := ""
+		b.mu.Lock()
+		if b.promisorDown {
+			detail = "the promisor remote could not be reached earlier in this run"
+		}
+		b.mu.Unlock()
+		return &NotFetchedError{ID: id, Remote: strings.Join(b.promisors, ", "), Detail: detail}
+	}
+	return err
+}
+
+func (b *cliBackend) commit(ctx context.Context, id ObjectID) (*Commit, error) {
+	typ, data, err := b.object(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if typ != "commit" {
+		return nil, fmt.Errorf("object %s is a %s, not a commit", id, typ)
+	}
+	return parseCommit(id, data)
+}
+
+// parseCommit reads the header of a raw commit object.
+func parseCommit(id ObjectID, data []byte) (*Commit, error) {
+	c := &Commit{ID: id}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(line) == 0 {
+			c.Message = string(data) // after the header's blank line
+			break
+		}
+		key, value, _ := strings.Cut(string(line), " ")
+		switch key {
+		case "tree":
+			c.Tree = ObjectID(value)
+		case "parent":
+			c.Parents = append(c.Parents, ObjectID(value))
+		case "committer":
+			t, err := signatureTime(value)
+			if err != nil {
+				return nil, fmt.Errorf("commit %s: %w", id, err)
+			}
+			c.Committer = t
+		}
+	}
+	if c.Tree == "" {
+		return nil, fmt.Errorf("commit %s has no tree", id)
+	}
+	return c, nil
+}
+
+// signatureTime parses the "<unix seconds> <±hhmm>" end of a signature.
+func signatureTime(sig string) (time.Time, error) {
+	i := strings.LastIndexByte(sig, '>')
+	fields := strings.Fields(sig[i+1:])
+	if len(fields) != 2 {
+		return time.Time{}, fmt.Errorf("committer %q has no time", sig)
+	}
+	secs, err := strconv.ParseInt(fields[0], 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("committer time %q: %w", fields[0], err)
+	}
+	tz := fields[1]
+	offset := 0
+	if len(tz) == 5 && (tz[0] == '+' || tz[0] == '-') {
+		hh, _ := strconv.Atoi(tz[1:3])
+		mm, _ := strconv.Atoi(tz[3:5])
+		offset = hh*3600 + mm*60
+		if tz[0] == '-' {
+			offset = -offset
+		}
+	}
+	return time.Unix(secs, 0).In(time.FixedZone("", offset)), nil
+}
+
+func (b *cliBackend) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
+	typ, data, err := b.object(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if typ != "tree" {
+		return nil, fmt.Errorf("object %s is a %s, not a tree", id, typ)
+	}
+	return parseTree(id, data, len(id)/2)
+}
+
+// parseTree reads a raw tree object: "<octal mode> <name>\0<raw id>" entries.
+func parseTree(id ObjectID, data []byte, idLen int) ([]treeEntry, error) {
+	var out []treeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp < 0 || nul < sp || len(data) < nul+1+idLen {
+			return nil, fmt.Errorf("tree %s is malformed", id)
+		}
+		mode, err := filemode.New(string(data[:sp]))
+		if err != nil {
+			return nil, fmt.Errorf("tree %s: %w", id, err)
+		}
+		out = append(out, treeEntry{
+			Name: string(data[sp+1 : nul]),
+			Mode: mode,
+			ID:   ObjectID(hex.EncodeToString(data[nul+1 : nul+1+idLen])),
+		})
+		data = data[nul+1+idLen:]
+	}
+	return out, nil
+}
+
+func (b *cliBackend) blob(ctx context.Context, id ObjectID) ([]byte, error) {
+	typ, data, err := b.object(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if typ != "blob" {
+		return nil, fmt.Errorf("object %s is a %s, not a blob", id, typ)
+	}
+	return data, nil
+}
+
+func (b *cliBackend) size(ctx context.Context, id ObjectID) (int64, error) {
+	_, size, err := b.info(ctx, id)
+	return size, err
+}
+
+// info asks cat-file --batch-check for an object's type and size.
+func (b *cliBackend) info(ctx context.Context, id ObjectID) (string, int64, error) {
+	typ, data, err := b.check.read(ctx, id, false)
+	if err != nil {
+		return "", 0, b.objectErr(id, err)
+	}
+	n, err := strconv.ParseInt(string(data), 10, 64)
+	return typ, n, err
+}
+
+// has asks the object store itself (git would fetch a missing object to
+// answer): go-git's storage reads SHA-1 pack indexes and loose objects
+// whatever the repository's extensions.
+func (b *cliBackend) has(ctx context.Context, id ObjectID) (bool, error) {
+	if b.format != "sha1" {
+		return false, errPresenceUnknown
+	}
+	b.mu.Lock()
+	if b.store == nil {
+		b.store = filesystem.NewStorage(osfs.New(b.commonDir), cache.NewObjectLRU(0))
+	}
+	st := b.store
+	b.mu.Unlock()
+	return st.HasEncodedObject(plumbing.NewHash(string(id))) == nil, nil
+}
+
+func (b *cliBackend) kind(ctx context.Context, id ObjectID) (string, ObjectID, error) {
+	typ, _, err := b.info(ctx, id)
+	if errors.Is(err, errMissing) {
+		return KindMissing, "", nil
+	}
+	var nf *NotFetchedError
+	if errors.As(err, &nf) {
+		return KindMissing, "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if typ != KindTag {
+		return typ, "", nil
+	}
+	_, data, err := b.object(ctx, id)
+	if err != nil {
+		return "", "", err
+	}
+	target, _, _ := strings.Cut(string(data), "\n")
+	if t, ok := strings.CutPrefix(target, "object "); ok {
+		return KindTag, ObjectID(t), nil
+	}
+	return "", "", fmt.Errorf("tag %s names no object", id)
+}
+
+func (b *cliBackend) resolve(ctx context.Context, rev string) (ObjectID, error) {
+	out, err := b.run(ctx, nil, "rev-parse", "--verify", "--quiet", rev)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if strings.HasPrefix(rev, "HEAD") {
+			if _, id, herr := b.head(ctx); herr == nil && id == "" {
+				return "", ErrNoCommits
+			}
+		}
+		return "", errUnknownRevision
+	}
+	id := ObjectID(strings.TrimSpace(string(out)))
+	for range 32 { // tags of tags, bounded
+		kind, target, err := b.kind(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		switch kind {
+		case KindCommit:
+			return id, nil
+		case KindTag:
+			id = target
+		case KindMissing:
+			return "", errMissing
+		default:
+			return "", errNotCommit
+		}
+	}
+	return "", errNotCommit
+}
+
+func (b *cliBackend) head(ctx context.Context) (string, ObjectID, error) {
+	branch := ""
+	if out, err := b.run(ctx, nil, "symbolic-ref", "-q", "HEAD"); err == nil {
+		branch = strings.TrimPrefix(strings.TrimSpace(string(out)), "refs/heads/")
+	} else if exitCode(err) != 1 { // 1: detached
+		return "", "", err
+	}
+	out, err := b.run(ctx, nil, "rev-parse", "--verify", "--quiet", "HEAD")
+	if err != nil {
+		if exitCode(err) == 1 {
+			return branch, "", nil // unborn branch
+		}
+		return "", "", err
+	}
+	return branch, ObjectID(strings.TrimSpace(string(out))), nil
+}
+
+func (b *cliBackend) refs(ctx context.Context, prefix string) ([]ref, error) {
+	out, err := b.run(ctx, nil, "for-each-ref", "--format=%(objectname)%09%(symref)%09%(refname)", prefix)
+	if err != nil {
+		return nil, err
+	}
+	var refs []ref
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 || f[1] != "" || !strings.HasPrefix(f[2], prefix) {
+			continue // symbolic refs are skipped: their targets are listed
+		}
+		refs = append(refs, ref{Name: f[2], ID: ObjectID(f[0])})
+	}
+	return refs, nil
+}
+
+func (b *cliBackend) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error) {
+	out, err := b.run(ctx, nil, "merge-base", "--all", string(x), string(y))
+	if err != nil {
+		if exitCode(err) == 1 && len(bytes.TrimSpace(out)) == 0 {
+			return nil, nil // unrelated histories
+		}
+		return nil, err
+	}
+	ids := idLines(out)
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+func (b *cliBackend) revList(ctx context.Context, head ObjectID, exclude []ObjectID) ([]ObjectID, error) {
+	var in bytes.Buffer // git < 2.42 takes no --not on stdin: ^id excludes
+	in.WriteString(string(head) + "\n")
+	for _, x := range exclude {
+		in.WriteString("^" + string(x) + "\n")
+	}
+	out, err := b.run(ctx, in.Bytes(), "rev-list", "--stdin")
+	if err != nil {
+		return nil, err
+	}
+	ids := idLines(out)
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+func idLines(out []byte) []ObjectID {
+	var ids []ObjectID
+	for _, f := range strings.Fields(string(out)) {
+		ids = append(ids, ObjectID(f))
+	}
+	return ids
+}
+
+// worktree lists the index (git ls-files -s -t) with each entry's
+// work-tree state from git status (an entry status does not report is
+// clean), and the untracked files git status lists.
+func (b *cliBackend) worktree(ctx context.Context) ([]indexEntry, []string, error) {
+	out, err := b.run(ctx, nil, "ls-files", "-s", "-t", "-z")
+	if err != nil {
+		return nil, nil, err
+	}
+	dirty, err := b.status(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var entries []indexEntry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		// "<tag> <mode> <id> <stage>\t<path>"
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		f := strings.Fields(string(meta))
+		if !ok || len(f) != 4 {
+			return nil, nil, fmt.Errorf("git ls-files: unexpected line %q", rec)
+		}
+		mode, err := filemode.New(f[1])
+		if err != nil {
+			return nil, nil, fmt.Errorf("git ls-files: %q: %w", rec, err)
+		}
+		stage, _ := strconv.Atoi(f[3])
+		p := string(path)
+		e := indexEntry{Path: p, Mode: mode, ID: ObjectID(f[2]), Stage: stage, SkipWorktree: f[0] == "S"}
+		e.Clean = stage == 0 && !e.SkipWorktree && !dirty.modified[p]
+		entries = append(entries, e)
+	}
+	return entries, dirty.untracked, nil
+}
+
+type worktreeStatus struct {
+	modified  map[string]bool
+	untracked []string
+}
+
+// status runs git status --porcelain=v2 -z: tracked paths whose work-tree
+// copy differs from the index, and untracked paths (all of them, not
+// collapsed into directories; a nested repository as "dir/").
+func (b *cliBackend) status(ctx context.Context) (*worktreeStatus, error) {
+	out, err := b.run(ctx, nil, "status", "--porcelain=v2", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=none")
+	if err != nil {
+		return nil, err
+	}
+	st := &worktreeStatus{modified: map[string]bool{}}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) < 2 {
+			continue
+		}
+		switch rec[0] {
+		case '?':
+			st.untracked = append(st.untracked, string(rec[2:]))
+		case '1': // 1 XY sub mH mI mW hH hI path
+			f := bytes.SplitN(rec, []byte{' '}, 9)
+			if len(f) == 9 && len(f[1]) == 2 && f[1][1] != '.' {
+				st.modified[string(f[8])] = true
+			}
+		case 'u': // unmerged: u XY sub m1 m2 m3 mW h1 h2 h3 path
+			f := bytes.SplitN(rec, []byte{' '}, 11)
+			if len(f) == 11 {
+				st.modified[string(f[10])] = true
+			}
+		}
+	}
+	return st, nil
+}
+
+// catFile is one long-lived `git cat-file --batch` (or --batch-check)
+// process. A process that dies (git exits when a lazy fetch from the
+// promisor remote fails) is restarted on the next read.
+type catFile struct {
+	b    *cliBackend
+	args []string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr *tailBuffer
+}
+
+// promisorError is a cat-file process that died because a lazy fetch failed.
+type promisorError struct{ detail string }
+
+func (e *promisorError) Error() string {
+	return "could not fetch from the promisor remote: " + e.detail
+}
+
+func (c *catFile) start() error {
+	cmd := exec.Command("git", c.args...)
+	cmd.Env = c.b.env()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	c.stderr = &tailBuffer{max: 4096}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start git %s: %w (is git installed and on PATH?)", strings.Join(c.args, " "), err)
+	}
+	c.cmd, c.stdin, c.stdout = cmd, stdin, bufio.NewReaderSize(stdout, 64<<10)
+	return nil
+}
+
+// stop ends the process; its exit status is of no interest once a read failed.
+func (c *catFile) stop() {
+	if c.cmd == nil {
+		return
+	}
+	c.stdin.Close()
+	_ = c.cmd.Wait()
+	c.cmd = nil
+}
+
+func (c *catFile) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stop()
+	return nil
+}
+
+// read asks for one object: its type and, with contents, its bytes (else
+// its size in decimal).
+func (c *catFile) read(ctx context.Context, id ObjectID, contents bool) (string, []byte, error) {
+	if id == "" || strings.ContainsAny(string(id), " \n") {
+		return "", nil, fmt.Errorf("bad object id %q", id)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil {
+		if err := c.start(); err != nil {
+			return "", nil, err
+		}
+	}
+	if _, err := io.WriteString(c.stdin, string(id)+"\n"); err != nil {
+		return "", nil, c.died(err)
+	}
+	header, err := c.stdout.ReadString('\n')
+	if err != nil {
+		return "", nil, c.died(err)
+	}
+	f := strings.Fields(header)
+	if len(f) == 2 && f[1] == "missing" {
+		return "", nil, errMissing
+	}
+	if len(f) != 3 {
+		c.stop()
+		return "", nil, fmt.Errorf("git cat-file: unexpected reply %q for %s", strings.TrimSpace(header), id)
+	}
+	if !contents {
+		return f[1], []byte(f[2]), nil
+	}
+	size, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil || size < 0 {
+		c.stop()
+		return "", nil, fmt.Errorf("git cat-file: bad size in %q", strings.TrimSpace(header))
+	}
+	data := make([]byte, size+1)
+	if _, err := io.ReadFull(c.stdout, data); err != nil {
+		return "", nil, c.died(err)
+	}
+	return f[1], data[:size], nil
+}
+
+// died stops a process that stopped answering and says why.
+func (c *catFile) died(err error) error {
+	c.stop()
+	msg := strings.TrimSpace(c.stderr.String())
+	if strings.Contains(msg, "promisor") || strings.Contains(msg, "could not fetch") {
+		return &promisorError{detail: lastLines(msg, 2)}
+	}
+	if msg != "" {
+		return fmt.Errorf("git %s: %s", strings.Join(c.args, " "), lastLines(msg, 3))
+	}
+	return fmt.Errorf("git %s: %w", strings.Join(c.args, " "), err)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
