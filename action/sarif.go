@@ -101,6 +101,7 @@ var ruleText = map[string]string{
 	audit.CodeHistoryUnavailable: "The per-commit secret scan could not read the change's commits",
 	audit.CodeHistoryBlobSkipped: "A blob over the size limit was not read by the per-commit secret scan",
 	audit.CodeRecordMismatch:     "The transparency record is not this pack's record",
+	audit.CodeOriginalPublished:  "The pack publishes the blob id or size of a file holding a secret",
 	audit.CodeInternal:           "A check could not run",
 }
 

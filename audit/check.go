@@ -47,6 +47,7 @@ func Pack(ctx context.Context, data []byte, in Input) (*Verdict, error) {
 	a := &auditor{in: in, v: v, p: &p, data: data}
 	a.integrity()
 	a.secrets(ctx)
+	a.originals()
 	a.paths(ctx)
 	a.sizes()
 	a.availability()
@@ -375,6 +376,25 @@ func (a *auditor) repository(ctx context.Context) {
 			}
 		}
 	}
+	data := map[string][]byte{} // each file read once
+	read := func(path string, f *pack.File) ([]byte, bool) {
+		if d, ok := data[path]; ok {
+			return d, true
+		}
+		if f.Read == nil {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("%s is in the pack but is not a regular file in the repository state", path),
+				Details: map[string]any{"path": path}})
+			return nil, false
+		}
+		d, err := f.Read(ctx)
+		if err != nil {
+			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: fmt.Sprintf("read %s: %v", path, err)})
+			return nil, false
+		}
+		data[path] = d
+		return d, true
+	}
 	for _, it := range items(a.p) {
 		f, ok := files[it.Path]
 		if !ok {
@@ -383,19 +403,43 @@ func (a *auditor) repository(ctx context.Context) {
 				Details: map[string]any{"path": it.Path}})
 			continue
 		}
-		blob := f.Blob
-		if blob == "" && f.Read != nil {
-			data, err := f.Read(ctx)
-			if err != nil {
-				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: fmt.Sprintf("read %s: %v", it.Path, err)})
-				continue
-			}
-			blob = gitBlobID(data, len(it.Blob))
+		d, ok := read(it.Path, f)
+		if !ok {
+			continue
 		}
-		if blob != it.Blob {
+		// A withheld original has no blob id in the pack: its content is
+		// re-derived all the same. A message never names the repository's
+		// blob id: it is a function of the file, which may hold a secret.
+		if it.Blob != "" && it.Blob != gitBlobID(d, len(it.Blob)) {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
-				Message: fmt.Sprintf("%s: blob %s in the pack, %s in the repository", it.Path, it.Blob, blob),
-				Details: map[string]any{"path": it.Path, "pack_blob": it.Blob, "repo_blob": blob}})
+				Message: fmt.Sprintf("%s: the blob id in the pack is not the repository's", it.ID),
+				Details: map[string]any{"path": it.Path, "id": it.ID, "pack_blob": it.Blob}})
+		}
+		if problem := rederiveItem(&it, d); problem != "" {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("%s: %s in the repository state", it.ID, problem),
+				Details: map[string]any{"path": it.Path, "id": it.ID}})
+		}
+	}
+	repoChanges := map[string]*pack.Change{}
+	for i := range snap.Changes {
+		repoChanges[snap.Changes[i].Path] = &snap.Changes[i]
+	}
+	for _, c := range a.p.Changes {
+		if c.Diff == "" {
+			continue
+		}
+		rc := repoChanges[c.Path]
+		if rc == nil || rc.Diff == "" || rc.Status != c.Status {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("the diff of %s is in the pack but the repository state has no such change", c.Path),
+				Details: map[string]any{"path": c.Path, "where": "diff"}})
+			continue
+		}
+		if problem := rederiveDiff(&c, rc.Diff); problem != "" {
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("%s: %s", c.Path, problem),
+				Details: map[string]any{"path": c.Path, "where": "diff"}})
 		}
 	}
 	// Every file is accounted for: an entry of its own, or counted by a

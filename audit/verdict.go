@@ -46,6 +46,10 @@ const (
 	// CodeRecordMismatch: the transparency record beside the pack is not
 	// its record (another run's, or a write interrupted between the two).
 	CodeRecordMismatch = "record_mismatch"
+	// CodeOriginalPublished: the pack publishes the blob id, size or
+	// digest of a file that holds a secret, which lets anyone confirm a
+	// guess of the secret offline.
+	CodeOriginalPublished = "original_published"
 	// CodeContentUnavailable is a changed file whose content the
 	// repository could not provide (a partial clone's blob its promisor
 	// remote could not send): the change was not checked.

@@ -94,6 +94,10 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 			f.Path = c.Path
 			b.secrets = append(b.secrets, SecretEvent{Finding: f, Where: "diff", Action: action})
 		}
+		if len(findings) > 0 || len(reds.extra) > 0 {
+			b.markSecret(c.Path)
+			b.markSecret(c.OldPath)
+		}
 		if len(findings) > 0 && action != SecretRedacted {
 			c.Diff, c.DiffWithheld = "", ReasonCredentials
 			out = append(out, c)
@@ -214,8 +218,8 @@ func keyLess(a, b *entry) bool {
 	if ca, cb := categoryRank[a.index.Category], categoryRank[b.index.Category]; ca != cb {
 		return ca < cb
 	}
-	if a.row.BytesOriginal != b.row.BytesOriginal {
-		return a.row.BytesOriginal < b.row.BytesOriginal
+	if a.size != b.size {
+		return a.size < b.size
 	}
 	if da, db := depth(a.file.Path), depth(b.file.Path); da != db {
 		return da < db
@@ -282,6 +286,9 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 	var encodings []EncodingNote
 	for _, e := range b.listedEntries() {
 		ie := e.index
+		if why := b.withheldOf(e.file.Path); why != "" {
+			ie.SizeBytes, ie.OriginalWithheld = nil, why
+		}
 		ie.Included = e.row.Included
 		if !e.row.Included {
 			// A row dropped on a later pass (fitTier) sends nothing.
@@ -311,7 +318,8 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 	files := make([]File, len(listed))
 	for i, e := range listed {
 		files[i] = *e.file
-		totalSize += e.file.Size
+		files[i].Size = b.publishedSize(e)
+		totalSize += files[i].Size
 	}
 	tree, dirs := directoryTree(b.snap.Source.Repository, files)
 	p.Metadata = Metadata{

@@ -59,19 +59,22 @@ type Result struct {
 
 // LedgerRow accounts for one file of the snapshot.
 type LedgerRow struct {
-	Path           string   `json:"path"`
-	Included       bool     `json:"included"`
-	Reason         Reason   `json:"reason,omitempty"`
-	Detail         string   `json:"detail,omitempty"`
-	Role           string   `json:"role,omitempty"`
-	BytesOriginal  int64    `json:"bytes_original"`
-	BytesSent      int64    `json:"bytes_sent"`
-	SHA256Original string   `json:"sha256_original,omitempty"`
-	SHA256Sent     string   `json:"sha256_sent,omitempty"`
-	Blob           string   `json:"blob,omitempty"`
-	Truncated      bool     `json:"truncated"`
-	Redactions     int      `json:"redactions"`
-	RuleIDs        []string `json:"rule_ids"`
+	Path     string `json:"path"`
+	Included bool   `json:"included"`
+	Reason   Reason `json:"reason,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+	Role     string `json:"role,omitempty"`
+	// BytesOriginal, SHA256Original and Blob describe the original file;
+	// all three are absent when OriginalWithheld is set.
+	BytesOriginal    *int64   `json:"bytes_original,omitempty"`
+	BytesSent        int64    `json:"bytes_sent"`
+	SHA256Original   string   `json:"sha256_original,omitempty"`
+	SHA256Sent       string   `json:"sha256_sent,omitempty"`
+	Blob             string   `json:"blob,omitempty"`
+	OriginalWithheld string   `json:"original_withheld,omitempty"`
+	Truncated        bool     `json:"truncated"`
+	Redactions       int      `json:"redactions"`
+	RuleIDs          []string `json:"rule_ids"`
 }
 
 // Secret actions recorded in events.
@@ -118,6 +121,11 @@ type entry struct {
 	budgetCut bool
 	// fromTree marks a file read from the head tree beyond the snapshot.
 	fromTree bool
+	// size is the original's size in bytes.
+	size int64
+	// withheld says why the original's size, digest and blob id may not
+	// leave (WithheldSecret, WithheldCredentials); see withhold.go.
+	withheld string
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -166,6 +174,9 @@ type builder struct {
 	changePack bool
 	// redactedNames are the names RedactNames replaced (names.go).
 	redactedNames map[string]bool
+	// secretPaths are paths without an entry (a deleted or renamed file's)
+	// whose diff holds a secret (withhold.go).
+	secretPaths map[string]bool
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {
@@ -287,13 +298,18 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 
 // result finalizes the pack and collects the ledger.
 func (b *builder) result(p *Pack) (*Result, error) {
+	b.withholdOriginals(p)
 	data, err := Finalize(p)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Pack: p, JSON: data, Secrets: b.secrets, Notes: b.notes}
 	for _, e := range b.listedEntries() {
-		res.Ledger = append(res.Ledger, e.row)
+		row := e.row
+		if why := b.withheldOf(e.file.Path); why != "" {
+			withholdRow(&row, why)
+		}
+		res.Ledger = append(res.Ledger, row)
 		if e.fromTree {
 			res.Added = append(res.Added, *e.file)
 		}
@@ -360,8 +376,8 @@ func (b *builder) readIgnoreFiles(ctx context.Context) error {
 // examine classifies a file and decides whether it is a content candidate.
 func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	typ := typeByName(f.Path)
-	e := &entry{file: f}
-	e.row = LedgerRow{Path: f.Path, BytesOriginal: f.Size, Blob: f.Blob, RuleIDs: []string{}}
+	e := &entry{file: f, size: f.Size}
+	e.row = LedgerRow{Path: f.Path, Blob: f.Blob, RuleIDs: []string{}}
 	exclude := func(r Reason, detail string) {
 		e.row.Reason, e.row.Detail = r, detail
 	}
@@ -395,7 +411,7 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	if e.row.Reason == "" {
 		sum := sha256.Sum256(data)
 		e.row.SHA256Original = hex.EncodeToString(sum[:])
-		e.row.BytesOriginal = int64(len(data))
+		e.size = int64(len(data))
 		if e.row.Blob == "" {
 			e.row.Blob = plumbing.ComputeHash(plumbing.BlobObject, data).String()
 		}
@@ -418,7 +434,11 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	}
 	cat, importance := classify(f.Path, typ)
 	e.importance = importance
-	e.index = IndexEntry{Path: f.Path, Type: typ, Category: cat, SizeBytes: e.row.BytesOriginal}
+	e.row.BytesOriginal = new(e.size)
+	e.index = IndexEntry{Path: f.Path, Type: typ, Category: cat, SizeBytes: new(e.size)}
+	if e.row.Reason == ReasonCredentials {
+		e.withheld = WithheldCredentials
+	}
 	if e.row.Reason != "" {
 		return e, nil
 	}
@@ -463,6 +483,10 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 		return err
 	}
 	all := append(sentFindings, reds.extra...)
+	if len(findings) > 0 || len(reds.extra) > 0 {
+		// The original holds a secret, sent or not (truncated away).
+		e.withheld = WithheldSecret
+	}
 	if len(all) > 0 {
 		action := b.secretAction()
 		for _, f := range all {

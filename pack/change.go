@@ -665,6 +665,7 @@ func (b *builder) regionText(ctx context.Context, e *entry, start, end int) (str
 	for _, f := range reds.extra {
 		f.Path = e.file.Path
 		e.events = append(e.events, SecretEvent{Finding: f, Where: "content", Action: SecretRedacted})
+		e.withheld = WithheldSecret // a secret the whole-file scan missed
 	}
 	out := make([]Redaction, len(reds.list))
 	for i, r := range reds.list {

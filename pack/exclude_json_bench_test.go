@@ -71,9 +71,9 @@ func benchPack(n int) *pack.Pack {
 		p.Contents = append(p.Contents, pack.Item{
 			ID: fmt.Sprintf("%s:1:%d", path, strings.Count(c.String(), "\n")), Path: path, Role: "related",
 			Encoding: "utf-8", Content: c.String(), SHA256: hex.EncodeToString(sum[:]), Blob: hex.EncodeToString(sum[:20]),
-			OriginalSizeBytes: int64(c.Len()), Redactions: []pack.Redaction{},
+			OriginalSizeBytes: new(int64(c.Len())), Redactions: []pack.Redaction{},
 		})
-		p.FileIndex = append(p.FileIndex, pack.IndexEntry{Path: path, Type: pack.TypeText, Category: "source", SizeBytes: int64(c.Len())})
+		p.FileIndex = append(p.FileIndex, pack.IndexEntry{Path: path, Type: pack.TypeText, Category: "source", SizeBytes: new(int64(c.Len()))})
 	}
 	return p
 }

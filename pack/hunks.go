@@ -57,6 +57,17 @@ func splitDiff(diff string) (string, []hunk) {
 	return header, hunks
 }
 
+// DiffHunks splits a unified diff as a change pack does: its file header
+// (the lines before the first hunk) and each hunk's text, header line
+// included.
+func DiffHunks(diff string) (header string, hunks []string) {
+	header, hs := splitDiff(diff)
+	for _, h := range hs {
+		hunks = append(hunks, h.text)
+	}
+	return header, hunks
+}
+
 // hunkStart finds the next line starting with "@@ " at or after from.
 func hunkStart(diff string, from int) int {
 	for from < len(diff) {

@@ -186,11 +186,11 @@ func (b *builder) buildSummary(ctx context.Context, changes []Change, manifest M
 	}
 
 	p := &Pack{SchemaVersion: SchemaVersion, Type: policy.TypeSummary, Source: b.snap.Source, Intent: b.intent, Manifest: manifest}
-	b.fillIndex(p, 0, 0, 0)
-	sb.base = *p
 	// Fit, then scan the result as the audit will; a redaction changes sizes,
-	// so fit again.
+	// so fit again (and list afresh: it may withhold a file's size).
 	for attempt := 0; attempt < 4; attempt++ {
+		b.fillIndex(p, 0, 0, 0)
+		sb.base = *p
 		fitted, err := sb.fit()
 		if err != nil {
 			return nil, err
@@ -831,14 +831,16 @@ func condenseIndex(full []IndexEntry, pinned map[string]bool, d int) ([]IndexEnt
 		}
 		st.files += len(idx)
 		st.entries++
-		ce := IndexEntry{Path: k.dir + "/", Included: !k.excluded, ExclusionReason: k.reason, Files: len(idx)}
+		ce := IndexEntry{Path: k.dir + "/", Included: !k.excluded, ExclusionReason: k.reason, Files: len(idx), SizeBytes: new(int64(0))}
 		if k.dir == "" {
 			ce.Path = "./"
 		}
 		exts := map[string]int{}
 		for n, i := range idx {
 			e := full[i]
-			ce.SizeBytes += e.SizeBytes
+			if e.SizeBytes != nil { // a withheld size is not summed either
+				*ce.SizeBytes += *e.SizeBytes
+			}
 			if n == 0 {
 				ce.Type, ce.Category = e.Type, e.Category
 			} else {

@@ -139,7 +139,9 @@ func (sb *summaryBuilder) describeFile(e *entry, f *lang.Facts, ch *Change) KeyF
 	if f.Package != "" && (f.Lang == lang.LangGo || f.Lang == lang.LangJava) {
 		desc += " (package " + f.Package + ")"
 	}
-	desc += fmt.Sprintf(", %s, %s.", count(f.Lines, "line", "lines"), count(int(e.row.BytesOriginal), "byte", "bytes"))
+	// No byte count: a file's size may be withheld (withhold.go), and the
+	// file index carries it when it is not.
+	desc += fmt.Sprintf(", %s.", count(f.Lines, "line", "lines"))
 	parts = append(parts, desc)
 	if f.Doc != "" {
 		parts = append(parts, "Doc: "+f.Doc)

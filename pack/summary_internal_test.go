@@ -70,14 +70,14 @@ func TestScanDerivedRedactsEveryString(t *testing.T) {
 
 func TestCondenseIndex(t *testing.T) {
 	full := []IndexEntry{
-		{Path: "README.md", Type: TypeText, Category: CatDocumentation, SizeBytes: 10, Included: true},
-		{Path: "go.mod", Type: TypeText, Category: CatConfig, SizeBytes: 5, Included: true},
-		{Path: "a/b/c/x.go", Type: TypeText, Category: CatSource, SizeBytes: 100, Included: true},
-		{Path: "a/b/c/y.go", Type: TypeText, Category: CatSource, SizeBytes: 200, Included: true},
-		{Path: "a/b/z.go", Type: TypeText, Category: CatSource, SizeBytes: 1, Included: true},
-		{Path: "a/b/logo.png", Type: TypeImage, Category: CatOther, SizeBytes: 7, ExclusionReason: ReasonBinary},
-		{Path: "a/b/icon.png", Type: TypeImage, Category: CatOther, SizeBytes: 8, ExclusionReason: ReasonBinary},
-		{Path: "d/only.ts", Type: TypeText, Category: CatSource, SizeBytes: 3, Included: true},
+		{Path: "README.md", Type: TypeText, Category: CatDocumentation, SizeBytes: new(int64(10)), Included: true},
+		{Path: "go.mod", Type: TypeText, Category: CatConfig, SizeBytes: new(int64(5)), Included: true},
+		{Path: "a/b/c/x.go", Type: TypeText, Category: CatSource, SizeBytes: new(int64(100)), Included: true},
+		{Path: "a/b/c/y.go", Type: TypeText, Category: CatSource, SizeBytes: new(int64(200)), Included: true},
+		{Path: "a/b/z.go", Type: TypeText, Category: CatSource, SizeBytes: new(int64(1)), Included: true},
+		{Path: "a/b/logo.png", Type: TypeImage, Category: CatOther, SizeBytes: new(int64(7)), ExclusionReason: ReasonBinary},
+		{Path: "a/b/icon.png", Type: TypeImage, Category: CatOther, SizeBytes: new(int64(8)), ExclusionReason: ReasonBinary},
+		{Path: "d/only.ts", Type: TypeText, Category: CatSource, SizeBytes: new(int64(3)), Included: true},
 	}
 	got, st := condenseIndex(full, map[string]bool{"a/b/z.go": true}, 1)
 	var paths []string
@@ -97,7 +97,7 @@ func TestCondenseIndex(t *testing.T) {
 	if st.files != 6 || st.entries != 3 {
 		t.Fatalf("stats = %+v", st)
 	}
-	if got[1].SizeBytes != 300 || got[1].Type != TypeText || got[1].Category != CatSource || !got[1].Included {
+	if got[1].SizeBytes == nil || *got[1].SizeBytes != 300 || got[1].Type != TypeText || got[1].Category != CatSource || !got[1].Included {
 		t.Fatalf("a/ = %+v", got[1])
 	}
 	if got[0].Category != CatOther || got[2].Included {

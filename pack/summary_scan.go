@@ -55,6 +55,7 @@ func (b *builder) scanDerived(ctx context.Context, items []derivedText) error {
 					if !hit {
 						ev := b.derivedFinding(f, items[i].path, (*items[i].s)[s:e])
 						b.secrets = append(b.secrets, SecretEvent{Finding: ev, Where: "content", Action: SecretRedacted})
+						b.markSecret(items[i].path)
 						hit = true
 					}
 				}
@@ -147,6 +148,7 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 			*own[i].s = red
 			ev := b.derivedFinding(Finding{RuleID: x.spans[0].rule}, own[i].path, v[x.spans[0].start:x.spans[0].end])
 			b.secrets = append(b.secrets, SecretEvent{Finding: ev, Where: "content", Action: SecretRedacted})
+			b.markSecret(own[i].path)
 		}
 		changed = true
 	}

@@ -12,6 +12,17 @@ import (
 // TruncationMarker is seed 000's marker between the kept head and tail.
 const TruncationMarker = "\n... [truncated] ...\n"
 
+// DecodeText turns a file's bytes into the text a pack's items are cut
+// from, in the encoding an item names (utf-8, latin-1, utf-16le/be): what
+// an audit re-derives items from.
+func DecodeText(data []byte, encoding string) (string, error) {
+	switch encoding {
+	case EncUTF8, EncLatin1, EncUTF16LE, EncUTF16BE:
+		return decode(data, encoding)
+	}
+	return "", fmt.Errorf("unknown encoding %q", encoding)
+}
+
 // decode turns file bytes into UTF-8 text in the given encoding. Undecodable
 // sequences become U+FFFD (seed 000: replace).
 func decode(data []byte, enc string) (string, error) {

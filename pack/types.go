@@ -147,12 +147,18 @@ type (
 
 // IndexEntry is seed 000's FileIndexEntry.
 type IndexEntry struct {
-	Path            string   `json:"path"`
-	Type            FileType `json:"type"`
-	Category        Category `json:"category"`
-	SizeBytes       int64    `json:"size_bytes"`
-	Included        bool     `json:"included"`
-	ExclusionReason Reason   `json:"exclusion_reason,omitempty"`
+	Path     string   `json:"path"`
+	Type     FileType `json:"type"`
+	Category Category `json:"category"`
+	// SizeBytes is the file's size; absent when OriginalWithheld is set. A
+	// condensed directory entry sums the sizes its files publish.
+	SizeBytes *int64 `json:"size_bytes,omitempty"`
+	// OriginalWithheld says why nothing derived from the file's original
+	// bytes alone (size, digest, blob id) is published: WithheldSecret or
+	// WithheldCredentials.
+	OriginalWithheld string `json:"original_withheld,omitempty"`
+	Included         bool   `json:"included"`
+	ExclusionReason  Reason `json:"exclusion_reason,omitempty"`
 	// Detail says which rule excluded the file (a pattern, a limit).
 	Detail string `json:"detail,omitempty"`
 	// Files is set on a condensed directory entry of a Summary pack (a path
@@ -174,25 +180,31 @@ type Change struct {
 	// content item carries the same text (Full packs).
 	DiffInContent bool `json:"diff_in_content,omitempty"`
 	// DiffWithheld says why the diff is not in the pack (excluded file).
-	DiffWithheld Reason      `json:"diff_withheld,omitempty"`
-	Redactions   []Redaction `json:"redactions,omitempty"`
+	DiffWithheld Reason `json:"diff_withheld,omitempty"`
+	// OriginalWithheld is set when the file (either side) holds a secret:
+	// the diff then has no "index" line (it names both blob ids).
+	OriginalWithheld string      `json:"original_withheld,omitempty"`
+	Redactions       []Redaction `json:"redactions,omitempty"`
 	// OmittedHunks stand for the hunks the budget could not hold.
 	OmittedHunks []HunkSummary `json:"omitted_hunks,omitempty"`
 }
 
 // Item is the content of one file as sent (seed 000's FileContent extended).
 type Item struct {
-	ID                string      `json:"id"`
-	Path              string      `json:"path"`
-	Role              string      `json:"role"`
-	Category          Category    `json:"category,omitempty"`
-	Importance        string      `json:"importance,omitempty"`
-	Encoding          string      `json:"encoding"`
-	Content           string      `json:"content"`
-	SHA256            string      `json:"sha256"`
-	Blob              string      `json:"blob"`
+	ID         string   `json:"id"`
+	Path       string   `json:"path"`
+	Role       string   `json:"role"`
+	Category   Category `json:"category,omitempty"`
+	Importance string   `json:"importance,omitempty"`
+	Encoding   string   `json:"encoding"`
+	Content    string   `json:"content"`
+	SHA256     string   `json:"sha256"`
+	// Blob and OriginalSizeBytes are the git blob id and size of the whole
+	// original file; both are absent when OriginalWithheld is set.
+	Blob              string      `json:"blob,omitempty"`
 	Truncated         bool        `json:"truncated"`
-	OriginalSizeBytes int64       `json:"original_size_bytes"`
+	OriginalSizeBytes *int64      `json:"original_size_bytes,omitempty"`
+	OriginalWithheld  string      `json:"original_withheld,omitempty"`
 	Redactions        []Redaction `json:"redactions"`
 	// StartLine and EndLine are the file lines the content is (the id says
 	// the same); a region of a larger file has truncated set.
@@ -216,6 +228,19 @@ type Item struct {
 
 // KeyFile is seed 000's KeyFile: an Item with a category and importance.
 type KeyFile = Item
+
+// Why a file's original size, digest and blob id are withheld: each is a
+// function of the original bytes alone, so anyone could confirm a guess of
+// a short secret in them offline.
+const (
+	// WithheldSecret: the secret scan found a secret in the file (in its
+	// content, any region of it, or its diff), whatever the secret policy
+	// then did with it.
+	WithheldSecret = "secret"
+	// WithheldCredentials: the file is excluded as credentials (by name or
+	// pattern), so its whole content is presumed secret.
+	WithheldCredentials = "credentials"
+)
 
 // Redaction records a replaced secret: where and which rule, never the value.
 type Redaction struct {

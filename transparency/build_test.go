@@ -261,12 +261,12 @@ func syntheticInput() BuildInput {
 		Pack: p,
 		JSON: []byte("{\"pack_id\":\"pk_abcdefgh\"}\n"),
 		Ledger: []pack.LedgerRow{
-			{Path: "src/<img src=x onerror=alert(1)>.go", Included: true, Role: pack.RolePrimary, BytesOriginal: 400, BytesSent: 120,
+			{Path: "src/<img src=x onerror=alert(1)>.go", Included: true, Role: pack.RolePrimary, BytesOriginal: new(int64(400)), BytesSent: 120,
 				SHA256Original: sha("a"), SHA256Sent: sha("b"), Blob: strings.Repeat("4", 40), Truncated: true, Redactions: 2,
 				RuleIDs: []string{"z-rule", "generic-api-key"}},
-			{Path: ".env", Reason: pack.ReasonCredentials, Detail: ".env", BytesOriginal: 17, RuleIDs: []string{}},
-			{Path: "logo.png", Reason: pack.ReasonBinary, Detail: "binary content", BytesOriginal: 16, SHA256Original: sha("c"), Blob: strings.Repeat("5", 40)},
-			{Path: "node_modules/x/index.js", Reason: pack.ReasonDependencyDir, Detail: "node_modules/", BytesOriginal: 19, RuleIDs: []string{}},
+			{Path: ".env", Reason: pack.ReasonCredentials, Detail: ".env", BytesOriginal: new(int64(17)), RuleIDs: []string{}},
+			{Path: "logo.png", Reason: pack.ReasonBinary, Detail: "binary content", BytesOriginal: new(int64(16)), SHA256Original: sha("c"), Blob: strings.Repeat("5", 40)},
+			{Path: "node_modules/x/index.js", Reason: pack.ReasonDependencyDir, Detail: "node_modules/", BytesOriginal: new(int64(19)), RuleIDs: []string{}},
 		},
 		Secrets: []pack.SecretEvent{
 			{Finding: pack.Finding{RuleID: "z-rule", Path: "src/<img src=x onerror=alert(1)>.go", StartLine: 9, Fingerprint: "fp-3"}, Where: WhereContent, Action: pack.SecretRedacted},

@@ -839,6 +839,14 @@ func rdHunks(diff string) []string {
 	return out
 }
 
+// rdOriginal is the original's size in bytes, or why it is withheld.
+func rdOriginal(it *pack.Item) string {
+	if it.OriginalSizeBytes != nil {
+		return viewInt(*it.OriginalSizeBytes)
+	}
+	return viewOriginalSize(nil, it.OriginalWithheld)
+}
+
 func rdItem(b *strings.Builder, it *pack.Item, lim rdLimits) {
 	fmt.Fprintf(b, "- id: %s\n", viewCodeSpan(it.ID))
 	fmt.Fprintf(b, "- role: %s", viewVisible(rdOr(it.Role, "unspecified")))
@@ -846,9 +854,13 @@ func rdItem(b *strings.Builder, it *pack.Item, lim rdLimits) {
 		fmt.Fprintf(b, " · category %s · importance %s", viewVisible(rdOr(string(it.Category), "none")), viewVisible(rdOr(it.Importance, "none")))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(b, "- sha256: %s · blob: %s\n", viewCodeSpan(it.SHA256), viewCodeSpan(it.Blob))
+	if it.Blob != "" {
+		fmt.Fprintf(b, "- sha256: %s · blob: %s\n", viewCodeSpan(it.SHA256), viewCodeSpan(it.Blob))
+	} else {
+		fmt.Fprintf(b, "- sha256: %s · blob: withheld (%s)\n", viewCodeSpan(it.SHA256), viewVisible(rdOr(it.OriginalWithheld, "unknown")))
+	}
 	fmt.Fprintf(b, "- size: %s sent of %s original · %s · encoding %s\n", viewCount(int64(len(it.Content)), "byte", "bytes"),
-		viewInt(it.OriginalSizeBytes), viewCount(strings.Count(it.Content, "\n")+rdNoFinalNL(it.Content), "line", "lines"), viewVisible(rdOr(it.Encoding, "unknown")))
+		rdOriginal(it), viewCount(strings.Count(it.Content, "\n")+rdNoFinalNL(it.Content), "line", "lines"), viewVisible(rdOr(it.Encoding, "unknown")))
 	if it.Truncated {
 		b.WriteString("- truncated: yes (head and tail kept, a marker in between)\n")
 	} else {

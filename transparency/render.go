@@ -147,7 +147,7 @@ func rnMarkdown(p *pack.Pack) string {
 				fmt.Fprintf(&b, "- %s\n", r)
 			}
 			fmt.Fprintf(&b, "- sha256: %s · truncated: %t · original: %s · encoding: %s\n",
-				viewCodeSpan(it.SHA256), it.Truncated, viewCount(it.OriginalSizeBytes, "byte", "bytes"), viewVisible(rdOr(it.Encoding, "unknown")))
+				viewCodeSpan(it.SHA256), it.Truncated, viewOriginalSize(it.OriginalSizeBytes, it.OriginalWithheld), viewVisible(rdOr(it.Encoding, "unknown")))
 			if len(it.Redactions) > 0 {
 				fmt.Fprintf(&b, "- redactions: %s\n", rdRedactions(it.Redactions))
 			}
@@ -397,7 +397,7 @@ func rnXML(p *pack.Pack) string {
 	for _, it := range items {
 		w.open("file", "id", it.ID, "path", it.Path, "role", it.Role, "category", string(it.Category),
 			"importance", it.Importance, "encoding", it.Encoding, "sha256", it.SHA256, "blob", it.Blob,
-			"truncated", strconv.FormatBool(it.Truncated), "original_size_bytes", strconv.FormatInt(it.OriginalSizeBytes, 10),
+			"truncated", strconv.FormatBool(it.Truncated), "original_size_bytes", rnSize(it.OriginalSizeBytes), "original_withheld", it.OriginalWithheld,
 			"start_line", rnLine(it.StartLine), "end_line", rnLine(it.EndLine), "symbol", it.Symbol, "type", it.SymbolType,
 			"relationship", strings.Join(it.Relationship, " "), "distance", rnLine(it.Distance))
 		w.b.WriteByte('\n')
@@ -468,11 +468,19 @@ func rnXML(p *pack.Pack) string {
 	w.b.WriteByte('\n')
 	for _, e := range excluded {
 		w.empty("excluded_file", "path", e.Path, "reason", string(e.ExclusionReason), "detail", e.Detail,
-			"size_bytes", strconv.FormatInt(e.SizeBytes, 10))
+			"size_bytes", rnSize(e.SizeBytes), "original_withheld", e.OriginalWithheld)
 	}
 	w.close("excluded")
 	w.close("context_pack")
 	return w.b.String()
+}
+
+// rnSize is a size attribute: empty (left out) when the size is withheld.
+func rnSize(n *int64) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.FormatInt(*n, 10)
 }
 
 // rnLine is a line number or distance as an attribute: "" (left out) for 0.

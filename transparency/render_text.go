@@ -12,6 +12,15 @@ import (
 // rule ids and messages are user-controlled: every helper here turns them
 // into text that cannot end a line, open a block or close a delimiter.
 
+// viewOriginalSize formats the size of a file's original: a count of
+// bytes, or why it is withheld (pack.WithheldSecret, …).
+func viewOriginalSize(n *int64, withheld string) string {
+	if n != nil {
+		return viewCount(*n, "byte", "bytes")
+	}
+	return "withheld (" + viewVisible(rdOr(withheld, "unknown")) + ")"
+}
+
 // viewInt formats n with thousands separators: 1234567 → "1,234,567".
 func viewInt[T int | int64](n T) string {
 	s := strconv.FormatInt(int64(n), 10)

@@ -98,8 +98,10 @@ type smGroup struct {
 }
 
 type smTrunc struct {
-	path           string
-	original, sent int64
+	path string
+	// original is nil when the original's size is withheld.
+	original *int64
+	sent     int64
 }
 
 // smReasonOrder puts the reasons a reviewer cares most about first.
@@ -711,7 +713,11 @@ func smTruncated(d *smDoc, v *smView) {
 	d.add("<details><summary>%s</summary>\n\n", viewCount(len(v.truncated), "file", "files"))
 	l := &smList{noun: "paths"}
 	for _, t := range v.truncated {
-		l.rows = append(l.rows, fmt.Sprintf("- %s — %s → %s bytes\n", ghCode(viewClip(t.path, smMaxPath)), viewInt(t.original), viewInt(t.sent)))
+		original := "original size withheld"
+		if t.original != nil {
+			original = viewInt(*t.original)
+		}
+		l.rows = append(l.rows, fmt.Sprintf("- %s — %s → %s bytes\n", ghCode(viewClip(t.path, smMaxPath)), original, viewInt(t.sent)))
 	}
 	d.addList(l)
 	d.add("\n</details>\n\n")

@@ -48,7 +48,7 @@ func viewItem(path, role, content string, reds ...pack.Redaction) pack.Item {
 	return pack.Item{
 		ID: fmt.Sprintf("%s:1:%d", path, lines), Path: path, Role: role, Encoding: "utf-8",
 		Content: content, SHA256: viewSum(content), Blob: strings.Repeat("b", 40),
-		OriginalSizeBytes: int64(len(content)), Redactions: reds,
+		OriginalSizeBytes: new(int64(len(content))), Redactions: reds,
 	}
 }
 
@@ -61,7 +61,7 @@ func viewFixture() (*pack.Pack, *Record) {
 	key.Category, key.Importance = pack.CatConfig, "high"
 	imgItem := viewItem(viewImg, pack.RolePrimary, imgContent)
 	imgItem.Truncated = true
-	imgItem.OriginalSizeBytes = 90000
+	imgItem.OriginalSizeBytes = new(int64(90000))
 	p := &pack.Pack{
 		SchemaVersion: 1,
 		PackID:        "pk_abcd2345",
@@ -81,18 +81,18 @@ func viewFixture() (*pack.Pack, *Record) {
 			viewItem(viewLink, pack.RoleRelated, "no newline at end"),
 		},
 		FileIndex: []pack.IndexEntry{
-			{Path: ".ctxpack.yml", Type: pack.TypeText, Category: pack.CatConfig, SizeBytes: 11, Included: true},
-			{Path: viewIssue, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: 40, ExclusionReason: pack.ReasonPatternMatch, Detail: "exclude: #*.md"},
-			{Path: viewImage, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: 900000, ExclusionReason: pack.ReasonSizeLimit, Detail: "over max_file_bytes [50000](http://x)"},
-			{Path: viewImg, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: 90000, Included: true},
-			{Path: viewEmph, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: 5, ExclusionReason: pack.ReasonPatternMatch, Detail: ".ctxpackignore"},
-			{Path: viewTeam, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: int64(len(teamContent)), Included: true},
-			{Path: viewPipe, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: 30, ExclusionReason: pack.ReasonCredentials, Detail: "secret found: aws-access-token"},
-			{Path: viewMentions, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: 7, ExclusionReason: pack.ReasonPolicy, Detail: "egress.forbid: docs/@*"},
-			{Path: viewLink, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: 17, Included: true},
-			{Path: viewNewline, Type: pack.TypeBinary, Category: pack.CatOther, SizeBytes: 3, ExclusionReason: pack.ReasonBinary, Detail: "binary content"},
-			{Path: viewBidi, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: 3, ExclusionReason: pack.ReasonPatternMatch, Detail: "exclude: src/\u202e*"},
-			{Path: viewTicks, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: int64(len(ticksContent)), Included: true},
+			{Path: ".ctxpack.yml", Type: pack.TypeText, Category: pack.CatConfig, SizeBytes: new(int64(11)), Included: true},
+			{Path: viewIssue, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: new(int64(40)), ExclusionReason: pack.ReasonPatternMatch, Detail: "exclude: #*.md"},
+			{Path: viewImage, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: new(int64(900000)), ExclusionReason: pack.ReasonSizeLimit, Detail: "over max_file_bytes [50000](http://x)"},
+			{Path: viewImg, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: new(int64(90000)), Included: true},
+			{Path: viewEmph, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: new(int64(5)), ExclusionReason: pack.ReasonPatternMatch, Detail: ".ctxpackignore"},
+			{Path: viewTeam, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: new(int64(len(teamContent))), Included: true},
+			{Path: viewPipe, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: new(int64(30)), ExclusionReason: pack.ReasonCredentials, Detail: "secret found: aws-access-token"},
+			{Path: viewMentions, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: new(int64(7)), ExclusionReason: pack.ReasonPolicy, Detail: "egress.forbid: docs/@*"},
+			{Path: viewLink, Type: pack.TypeText, Category: pack.CatDocumentation, SizeBytes: new(int64(17)), Included: true},
+			{Path: viewNewline, Type: pack.TypeBinary, Category: pack.CatOther, SizeBytes: new(int64(3)), ExclusionReason: pack.ReasonBinary, Detail: "binary content"},
+			{Path: viewBidi, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: new(int64(3)), ExclusionReason: pack.ReasonPatternMatch, Detail: "exclude: src/\u202e*"},
+			{Path: viewTicks, Type: pack.TypeText, Category: pack.CatSource, SizeBytes: new(int64(len(ticksContent))), Included: true},
 		},
 		Budget: pack.Budget{MaxChars: 60000, UsedChars: 12345, MaxContentBytes: 512000, ContentBytes: 1234567, Truncated: true, DroppedItems: 0, EstimatedTokens: 3086, TokenEncoding: "o200k_base"},
 		Metadata: pack.Metadata{PackType: "full", SelectionReason: "full pack fits the limits", CreatedAt: "2026-01-02T03:04:05Z",

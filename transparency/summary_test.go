@@ -142,8 +142,8 @@ func TestSummaryGoldenPass(t *testing.T) {
 		ContextPackInfo: ContextPackInfo{Type: "full", SelectionReason: "full pack requested", FilesScanned: 2, FilesIncluded: 2,
 			ContentBytes: 2048},
 		Ledger: []pack.LedgerRow{
-			{Path: "main.go", Included: true, Role: pack.RolePrimary, BytesOriginal: 1024, BytesSent: 1024},
-			{Path: "README.md", Included: true, Role: pack.RoleRelated, BytesOriginal: 1024, BytesSent: 1024},
+			{Path: "main.go", Included: true, Role: pack.RolePrimary, BytesOriginal: new(int64(1024)), BytesSent: 1024},
+			{Path: "README.md", Included: true, Role: pack.RoleRelated, BytesOriginal: new(int64(1024)), BytesSent: 1024},
 		},
 		Digests: Digests{PackSHA256: strings.Repeat("1", 64)},
 		Verdict: v,

@@ -210,7 +210,7 @@ type recordDoc struct {
 		Path          string `json:"path"`
 		Included      bool   `json:"included"`
 		Reason        string `json:"reason"`
-		BytesOriginal int64  `json:"bytes_original"`
+		BytesOriginal *int64 `json:"bytes_original"` // absent for a file holding a secret
 	} `json:"ledger"`
 	Secrets []struct {
 		Path        string `json:"path"`
@@ -271,7 +271,11 @@ func measureType(bin, dir, typ string, samples int) error {
 	readable := 0
 	for _, row := range rec.Ledger {
 		if row.Included || row.Reason == "" || row.Reason == "size_limit" || row.Reason == "credentials" {
-			textBytes += row.BytesOriginal
+			if row.BytesOriginal != nil {
+				textBytes += *row.BytesOriginal
+			} else if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(row.Path))); err == nil {
+				textBytes += fi.Size() // the record withholds it: read it from the imported tree
+			}
 			readable++
 		}
 	}

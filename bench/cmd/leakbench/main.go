@@ -17,12 +17,17 @@
 // it keeps, and the PR comment, received by a local HTTP server) — and
 // looks for every planted secret in every output. It prints leaked /
 // planted per mode, per class and per place, the outputs that leaked, and
-// exits 1 when anything leaked, 2 when a run could not complete.
+// the file versions holding a secret whose git blob id or sha256 is in an
+// output (issue 13, class 6: either lets anyone confirm a guess offline).
+// It exits 1 when anything leaked, 2 when a run could not complete.
 //
 //	go run ./bench/cmd/leakbench [-seed N] [-ctxpack BIN] [-keep]
 package main
 
 import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -304,6 +309,7 @@ func report(mode string, c *leakcorpus.Corpus, outs []output) int {
 		}
 		return strings.Join(parts, ", ")
 	}
+	digests := originalDigests(c, outs)
 	fmt.Printf("\nmode %s: %d/%d leaked, checked in %d outputs\n", mode, len(leakedBy), len(c.Plants), len(outs))
 	fmt.Printf("  by class (leaked/planted): %s\n", line(byClass))
 	fmt.Printf("  by place (leaked/planted): %s\n", line(byWhere))
@@ -316,7 +322,49 @@ func report(mode string, c *leakcorpus.Corpus, outs []output) int {
 		p := c.Plants[i]
 		fmt.Printf("  LEAK %s %s %s (%s, %s) in: %s\n", p.Class, p.Where, p.Provider, p.Kind, p.Path, strings.Join(leakedBy[i], "; "))
 	}
-	return len(leakedBy)
+	fmt.Printf("  original digests: %d/%d file versions holding a secret have their blob id or sha256 in an output\n", len(digests.leaked), digests.versions)
+	for _, l := range digests.leaked {
+		fmt.Printf("  DIGEST %s\n", l)
+	}
+	return len(leakedBy) + len(digests.leaked)
+}
+
+type digestTally struct {
+	versions int
+	leaked   []string
+}
+
+// originalDigests looks for the git blob id and the sha256 of every
+// version (base, head) of a file that holds a planted secret.
+func originalDigests(c *leakcorpus.Corpus, outs []output) digestTally {
+	var t digestTally
+	seen := map[string]bool{}
+	for _, p := range c.Plants {
+		for _, v := range []struct {
+			name  string
+			files map[string]string
+		}{{"base", c.Base}, {"head", c.Head}} {
+			content, ok := v.files[p.Path]
+			if !ok || seen[v.name+"\x00"+p.Path] || !p.Leaked([]byte(content)) {
+				continue
+			}
+			seen[v.name+"\x00"+p.Path] = true
+			t.versions++
+			blob := sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(content), content)))
+			sum := sha256.Sum256([]byte(content))
+			var in []string
+			for _, o := range outs {
+				if strings.Contains(string(o.data), hex.EncodeToString(blob[:])) || strings.Contains(string(o.data), hex.EncodeToString(sum[:])) {
+					in = append(in, o.name)
+				}
+			}
+			if len(in) > 0 {
+				t.leaked = append(t.leaked, fmt.Sprintf("%s %s in: %s", v.name, p.Path, strings.Join(in, "; ")))
+			}
+		}
+	}
+	sort.Strings(t.leaked)
+	return t
 }
 
 // fakeGitHub answers the two REST calls of the sticky comment on
