@@ -344,9 +344,9 @@ func (s *Store) checkPack(ctx context.Context, in PutInput) (*pack.Pack, error) 
 	if err != nil {
 		return nil, invalid(map[string]any{"requested_field": "record", "reason": "invalid"}, "store: the record is not a transparency record: %v", err)
 	}
-	if rec.PackID != p.PackID || strings.TrimPrefix(rec.Digests.PackSHA256, "sha256:") != sha256Hex(in.Pack) {
-		return nil, invalid(map[string]any{"requested_field": "record", "reason": "other_pack", "record_pack_id": rec.PackID, "pack_id": p.PackID},
-			"store: the record describes another pack (%s, not %s)", clip(rec.PackID, 20), p.PackID)
+	if err := transparency.CheckPair(rec, in.Pack, p.PackID); err != nil {
+		return nil, invalid(map[string]any{"requested_field": "record", "reason": "other_pack", "record_pack_id": clip(rec.PackID, 20), "pack_id": p.PackID},
+			"store: the record describes another pack: %v", err)
 	}
 	if rec.Verdict == nil || rec.Verdict.Status != audit.StatusPass {
 		failed := 0

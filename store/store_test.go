@@ -130,7 +130,7 @@ func TestPutRefuses(t *testing.T) {
 	}
 	leakyRec := rec
 	leakyRec.PackID = p.PackID
-	leakyRec.Digests.PackSHA256 = sha256Hex(leaky)
+	leakyRec.Digests.PackSHA256 = "sha256:" + sha256Hex(leaky)
 	leakyRecJSON, _ := leakyRec.JSON()
 
 	edited := bytes.Replace(f.pack, []byte("hello"), []byte("HELLO"), 1)
