@@ -141,7 +141,8 @@ func TestPutRefuses(t *testing.T) {
 	}{
 		{"no record", f.pack, nil, ""},
 		{"failing verdict", f.pack, failingJSON, "verdict_not_pass"},
-		{"record of another pack", edited, f.record, ""},
+		{"edited pack", edited, f.record, "pack_id_mismatch"},
+		{"record of another pack", leaky, f.record, "other_pack"},
 		{"not JSON", []byte("{"), f.record, "schema_invalid"},
 		{"secret", leaky, leakyRecJSON, "secret_detected"},
 	} {
