@@ -193,17 +193,18 @@ type textOf struct {
 }
 
 // strings lists every key and string value of the document with its JSON
-// pointer, in a fixed order: what the secret scan reads.
+// pointer, in a fixed order: what the secret scan reads. A member with a
+// scalar value is listed once more as its JSON text ("key": value), so
+// that rules which need the key beside the value (password = …, an AWS
+// secret key) see both, as they would in a packed JSON file.
 func (d Document) strings() []textOf {
 	var out []textOf
-	var walk func(at string, v any)
-	walk = func(at string, v any) {
+	var walk func(at, key string, v any)
+	walk = func(at, key string, v any) {
 		switch t := v.(type) {
-		case string:
-			out = append(out, textOf{at, t})
 		case []any:
 			for i, e := range t {
-				walk(at+"/"+strconv.Itoa(i), e)
+				walk(at+"/"+strconv.Itoa(i), "", e)
 			}
 		case map[string]any:
 			keys := make([]string, 0, len(t))
@@ -213,15 +214,33 @@ func (d Document) strings() []textOf {
 			sort.Strings(keys)
 			for _, k := range keys {
 				out = append(out, textOf{at + "/" + pointerEscape(k), k})
-				walk(at+"/"+pointerEscape(k), t[k])
+				walk(at+"/"+pointerEscape(k), k, t[k])
+			}
+		default:
+			if s, ok := t.(string); ok {
+				out = append(out, textOf{at, s})
+			}
+			if key != "" && t != nil {
+				out = append(out, textOf{at, jsonText(key) + ": " + jsonText(t)})
 			}
 		}
 	}
 	for _, k := range d.Keys() {
 		out = append(out, textOf{"/" + k, k})
-		walk("/"+k, decodeSection(d[k]))
+		walk("/"+k, k, decodeSection(d[k]))
 	}
 	return out
+}
+
+// jsonText is v as JSON without HTML escaping, as a JSON file spells it.
+func jsonText(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // refAt is a ref written in a document: the section, the JSON pointer of

@@ -235,6 +235,50 @@ func TestWriteSecretScanned(t *testing.T) {
 	storeErr(t, err, CodeInvalidData)
 }
 
+// A secret the rules know only by its key (password = …, an AWS secret
+// key) is found in a document's members as it is in a packed JSON file.
+func TestWriteScansKeyAndValueTogether(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	s := openStore(t, "", newClock(), nil)
+	v := put(t, s, f, "")
+	fake := secrettest.Make(12)
+	for _, tc := range []struct {
+		name, pointer, value string
+		section              map[string]any
+	}{
+		{"password member", "/cfg/db_password", fake.DBPassword,
+			map[string]any{"db_password": fake.DBPassword}},
+		{"aws secret member", "/cfg/aws_secret_access_key", fake.AWSSecret,
+			map[string]any{"aws_secret_access_key": fake.AWSSecret}},
+		{"nested under an array", "/cfg/items/0/password", fake.DBPassword,
+			map[string]any{"items": []any{map[string]any{"password": fake.DBPassword}}}},
+	} {
+		d := review()
+		d["cfg"] = tc.section
+		_, err := s.Write(ctx, WriteInput{ID: v.ID, ExpectedRevision: rev(1), Document: doc(t, d)})
+		if err == nil {
+			t.Errorf("%s: a document with a secret was written", tc.name)
+			continue
+		}
+		se := storeErr(t, err, CodeInvalidData)
+		out, _ := json.Marshal(se)
+		if strings.Contains(string(out), tc.value) {
+			t.Errorf("%s: the error holds the secret", tc.name)
+		}
+		rows, _ := se.Details["findings"].([]map[string]any)
+		if len(rows) == 0 || rows[0]["pointer"] != tc.pointer {
+			t.Errorf("%s: findings %v, want one at %s", tc.name, rows, tc.pointer)
+		}
+	}
+	// The same keys with harmless values are written.
+	d := review()
+	d["cfg"] = map[string]any{"password_policy": "rotate every 90 days", "retries": 3}
+	if _, err := s.Write(ctx, WriteInput{ID: v.ID, ExpectedRevision: rev(1), Document: doc(t, d)}); err != nil {
+		t.Fatalf("a harmless document was refused: %v", err)
+	}
+}
+
 func TestFinalize(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
