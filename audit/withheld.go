@@ -10,8 +10,8 @@ import (
 )
 
 // originals fails a pack that publishes a function of a secret: a file
-// with a redaction anywhere in the pack (an item of it, its diff), or that
-// the pack itself marks original_withheld, may have no blob id or original
+// with a redaction anywhere in the pack (an item of it, its diff), a
+// symlink, or a file the pack itself marks original_withheld, may have no blob id or original
 // size on any item, no size in its index entry and no blob ids in its
 // diff's index line. Each is a function of the original bytes alone, so
 // anyone holding the pack could confirm a guess of the secret offline.
@@ -23,7 +23,9 @@ func (a *auditor) originals() {
 		}
 	}
 	for _, e := range a.p.FileIndex {
-		if e.OriginalWithheld != "" {
+		// A symlink's target is never scanned: its size (the target's
+		// length) and blob id may not leave either.
+		if e.OriginalWithheld != "" || e.ExclusionReason == pack.ReasonSymlink {
 			secret[e.Path] = true
 		}
 	}

@@ -436,8 +436,11 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	e.importance = importance
 	e.row.BytesOriginal = new(e.size)
 	e.index = IndexEntry{Path: f.Path, Type: typ, Category: cat, SizeBytes: new(e.size)}
-	if e.row.Reason == ReasonCredentials {
+	switch e.row.Reason {
+	case ReasonCredentials:
 		e.withheld = WithheldCredentials
+	case ReasonSymlink:
+		e.withheld = WithheldSymlink
 	}
 	if e.row.Reason != "" {
 		return e, nil

@@ -240,6 +240,10 @@ const (
 	// WithheldCredentials: the file is excluded as credentials (by name or
 	// pattern), so its whole content is presumed secret.
 	WithheldCredentials = "credentials"
+	// WithheldSymlink: the file is a symlink. Its target is never read,
+	// scanned or sent, so nothing derived from it (its blob id, its size:
+	// the target's length) is described either.
+	WithheldSymlink = "symlink"
 )
 
 // Redaction records a replaced secret: where and which rule, never the value.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,10 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 	for p, c := range files {
 		g.Write(p, c)
 	}
+	// A symlink's target is repository-controlled text that is never read
+	// or scanned: its blob id and length (the entry's size) are withheld.
+	linkBase, linkHead := "../"+f.GitHub, "../"+f.Slack
+	g.Symlink(linkBase, "link")
 	base := g.Commit("base")
 	head := map[string]string{
 		"settings.py":    "DEBUG = False\n" + secretLine,
@@ -53,6 +58,8 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 	for p, c := range head {
 		g.Write(p, c)
 	}
+	g.Remove("link")
+	g.Symlink(linkHead, "link")
 	g.Commit("change")
 	// What must not leave: the blob id and sha256 of every version holding
 	// the secret, and of the credentials file. (The head of legacy/old.py
@@ -62,8 +69,9 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 		forbidden = append(forbidden, blobID(c), sha(c))
 	}
 	forbidden = append(forbidden, blobID(head["legacy/old.py"])) // named by the diff's index line
+	forbidden = append(forbidden, blobID(linkBase), blobID(linkHead))
 	withheld := map[string]string{"settings.py": pack.WithheldSecret, "legacy/old.py": pack.WithheldSecret,
-		"store/store.go": pack.WithheldSecret, ".env": pack.WithheldCredentials}
+		"store/store.go": pack.WithheldSecret, ".env": pack.WithheldCredentials, "link": pack.WithheldSymlink}
 
 	for _, action := range []string{"redact", "exclude"} {
 		for _, opts := range []PackOptions{
@@ -90,7 +98,7 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 						t.Fatalf("%s: %s holds a digest of a withheld original (%s…): %s", name, where, x[:8], string(data)[max(0, i-300):i+50])
 					}
 				}
-				assertNoFragment(t, name+" "+where, data, []string{f.DBPassword})
+				assertNoFragment(t, name+" "+where, data, []string{f.DBPassword, f.GitHub, f.Slack})
 			}
 			p := run.Result.Pack
 			for _, it := range append(append([]pack.Item{}, p.KeyFiles...), p.Contents...) {
@@ -128,7 +136,7 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 			}
 			for _, c := range p.Changes {
 				want := withheld[c.Path]
-				if want == pack.WithheldCredentials {
+				if want == pack.WithheldCredentials || want == pack.WithheldSymlink {
 					want = "" // its diff is withheld whole
 				}
 				if c.OriginalWithheld != want && !(want == "" && c.Diff == "") {
@@ -149,6 +157,31 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 				case audit.CodeSchemaInvalid, audit.CodeBlobMismatch, audit.CodeOriginalPublished, audit.CodeInternal:
 					t.Errorf("%s: %s", name, c.Message)
 				}
+			}
+			// A pack that publishes the symlink's size is refused.
+			forged := *p
+			forged.FileIndex = append([]pack.IndexEntry(nil), p.FileIndex...)
+			for i := range forged.FileIndex {
+				if e := &forged.FileIndex[i]; e.Path == "link" {
+					e.SizeBytes, e.OriginalWithheld = new(int64(len(linkHead))), ""
+				}
+			}
+			forged.Changes = append([]pack.Change(nil), p.Changes...)
+			for i := range forged.Changes {
+				if c := &forged.Changes[i]; c.Path == "link" {
+					c.OriginalWithheld = ""
+				}
+			}
+			data, err := pack.Finalize(&forged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err = Audit(context.Background(), AuditOptions{PackFile: writePack(t, data)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(v.Failed, func(c audit.Check) bool { return c.Code == audit.CodeOriginalPublished }) {
+				t.Errorf("%s: a pack publishing the symlink's size passed: %+v", name, v.Failed)
 			}
 		}
 	}
