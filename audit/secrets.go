@@ -48,6 +48,10 @@ type ScannerOptions struct {
 	// caller read them (for a commit, range or push: from the base commit);
 	// RepoRoot, ConfigPath and IgnorePath are then not read.
 	Files *GitleaksFiles
+	// InlineAllow, when set, says whether a line (as AllowLine spells it)
+	// of path may carry AllowSignature: on any other line the signature is
+	// not honoured. nil honours it on every line, as gitleaks does.
+	InlineAllow func(path, line string) bool
 }
 
 // GitleaksFiles are a repository's gitleaks configuration, read by the
@@ -92,6 +96,7 @@ type Scanner struct {
 	version     string
 	configPath  string
 	ignorePath  string
+	inlineAllow func(path, line string) bool
 
 	scans atomic.Int64 // fragments actually scanned (cache misses)
 }
@@ -135,6 +140,7 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 		version:     gitleaksVersion(),
 		configPath:  cfgPath,
 		ignorePath:  ignPath,
+		inlineAllow: opts.InlineAllow,
 	}
 	// One Detector serves all goroutines: DetectContext only reads the
 	// config, the prefilter trie and the compiled regexps (all immutable
@@ -395,6 +401,7 @@ func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	text = s.maskAllow(path, text)
 	var key string
 	if s.cache != nil {
 		key = s.cacheKey(path, commit, text)

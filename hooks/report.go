@@ -103,8 +103,9 @@ func (r *Report) Write(w io.Writer) {
 	if secrets {
 		fmt.Fprintln(w, "  - a real secret: remove it from every commit that adds it (git rebase -i, git commit --amend)")
 		fmt.Fprintln(w, "    and rotate it: it has been in your history, consider it exposed;")
-		fmt.Fprintln(w, "  - a false positive: add a `gitleaks:allow` comment on the line, or add the finding's fingerprint")
-		fmt.Fprintln(w, "    (in the record file) to .gitleaksignore;")
+		fmt.Fprintln(w, "  - a false positive: add the finding's fingerprint (in the record file) to .gitleaksignore, or a")
+		fmt.Fprintln(w, "    `gitleaks:allow` comment on the line; a push is checked by the configuration the remote already")
+		fmt.Fprintln(w, "    has, so land that first (or push once with --no-verify);")
 	}
 	if others {
 		fmt.Fprintln(w, "  - see the record file for each failed check, and fix the change or the policy (.ctxpack.yml);")

@@ -71,7 +71,7 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 	pol := cfg.Policy
 	var scanner *audit.Scanner
 	if repo != nil {
-		scanner, err = NewScanner(repo, cfg)
+		scanner, err = NewScanner(ctx, repo, cfg)
 	} else {
 		scanner, err = audit.NewScanner(audit.ScannerOptions{Files: cfg.Gitleaks})
 	}

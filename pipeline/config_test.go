@@ -164,3 +164,53 @@ func TestGitleaksFilesThatLeaveTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineAllowIsTheBases: a gitleaks:allow comment the change itself
+// adds does not switch off the check of its own secret (it is
+// configuration, like .gitleaksignore); one the base already has is
+// honoured, so is any in a work-tree pack, and config_from: head in the
+// base's policy lets the change's apply.
+func TestInlineAllowIsTheBases(t *testing.T) {
+	f := secrettest.Make(23)
+	kept := "const fixture = \"" + f.Stripe + "\" // gitleaks:allow\n"
+	added := "export GH_TOKEN=" + f.GitHub + " # gitleaks:allow\n"
+	for _, tc := range []struct {
+		name        string
+		basePolicy  string
+		opts        func(base string) PackOptions
+		addedLeaves bool
+	}{
+		{"pull request", "", func(base string) PackOptions { return PackOptions{Base: base, Head: "HEAD", Trigger: "pull_request"} }, false},
+		{"commit", "", func(string) PackOptions { return PackOptions{Commit: "HEAD"} }, false},
+		{"work tree", "", func(string) PackOptions { return PackOptions{} }, true},
+		{"base trusts the head", "config_from: head\n", func(base string) PackOptions { return PackOptions{Base: base, Head: "HEAD"} }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("fixtures.go", "package fixtures\n\n"+kept)
+			if tc.basePolicy != "" {
+				g.Write(".ctxpack.yml", tc.basePolicy)
+			}
+			base := g.Commit("base")
+			g.Write("fixtures.go", "package fixtures\n\n"+kept+"\nconst other = 1\n")
+			g.Write("deploy.sh", added)
+			g.Commit("change")
+			opts := tc.opts(base)
+			opts.Dir, opts.Type, opts.Scope = g.Dir, "full", "tree"
+			run, err := Execute(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := string(run.Result.JSON)
+			if !strings.Contains(data, f.Stripe) {
+				t.Errorf("the base's gitleaks:allow line was not honoured: the fixture is not in the pack")
+			}
+			if got := strings.Contains(data, f.GitHub); got != tc.addedLeaves {
+				t.Errorf("the change's own gitleaks:allow line left unredacted: %v, want %v", got, tc.addedLeaves)
+			}
+			if !tc.addedLeaves && !strings.Contains(data, "[REDACTED:github-pat]") {
+				t.Errorf("the change's secret was not redacted")
+			}
+		})
+	}
+}

@@ -273,7 +273,7 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		scanner, scanErr = NewScanner(repo, cfg)
+		scanner, scanErr = NewScanner(ctx, repo, cfg)
 	}()
 	repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
 	snap, err := Snapshot(ctx, repo, opts, cfg.Policy.Pack.Scope)
@@ -304,9 +304,19 @@ func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, cfg *Con
 
 // NewScanner builds the gitleaks scanner for a repository and its
 // configuration, with the scan cache under the repository's .git/ctxpack
-// when there is one.
-func NewScanner(repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
+// when there is one. Where the configuration is the base's (a commit, a
+// range, a push, a pull request), so is the right to an inline
+// gitleaks:allow: it is honoured on a line the base already has, not on
+// one the change brings.
+func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
 	opts := audit.ScannerOptions{RepoRoot: repo.Root, Files: cfg.Gitleaks}
+	if o := cfg.Origin; o != nil && o.From == policy.ConfigFromBase {
+		allowed, err := baseAllowLines(ctx, repo, o.Commit)
+		if err != nil {
+			return nil, err
+		}
+		opts.InlineAllow = func(path, line string) bool { return allowed[path][line] }
+	}
 	if cfg.Gitleaks == nil && cfg.Policy.Secrets.Config != "" {
 		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(cfg.Policy.Secrets.Config))
 	}
@@ -318,6 +328,24 @@ func NewScanner(repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
 		return nil, fmt.Errorf("start secret scanner: %w", err)
 	}
 	return s, nil
+}
+
+// baseAllowLines lists the lines of commit's tree that carry gitleaks:allow,
+// by path, as audit.AllowLine spells them.
+func baseAllowLines(ctx context.Context, repo *source.Repo, commit string) (map[string]map[string]bool, error) {
+	lines, err := repo.LinesWith(ctx, commit, audit.AllowSignature)
+	if err != nil {
+		return nil, fmt.Errorf("find the base's %s comments: %w", audit.AllowSignature, err)
+	}
+	out := make(map[string]map[string]bool, len(lines))
+	for p, ls := range lines {
+		set := make(map[string]bool, len(ls))
+		for _, l := range ls {
+			set[audit.AllowLine(l)] = true
+		}
+		out[p] = set
+	}
+	return out, nil
 }
 
 // historyBlobLimit is the largest blob the per-commit secret scan reads:
@@ -349,7 +377,7 @@ func Query(ctx context.Context, opts PackOptions, text string, maxChars int) (*p
 	if err != nil {
 		return nil, nil, err
 	}
-	scanner, err := NewScanner(repo, cfg)
+	scanner, err := NewScanner(ctx, repo, cfg)
 	if err != nil {
 		return nil, nil, err
 	}

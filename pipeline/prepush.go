@@ -44,12 +44,15 @@ func NewPusher(repo *source.Repo, opts PackOptions) (*Pusher, error) {
 }
 
 // scanner returns the scanner of a configuration, built once.
-func (p *Pusher) scanner(cfg *Config) (*audit.Scanner, error) {
+func (p *Pusher) scanner(ctx context.Context, cfg *Config) (*audit.Scanner, error) {
 	key := cfg.Policy.Digest() + gitleaksKey(cfg.Gitleaks)
+	if o := cfg.Origin; o != nil {
+		key += "\x00" + o.From + "\x00" + o.Commit // whose gitleaks:allow comments apply
+	}
 	if s, ok := p.scanners[key]; ok {
 		return s, nil
 	}
-	s, err := NewScanner(p.Repo, cfg)
+	s, err := NewScanner(ctx, p.Repo, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +129,7 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
 	snap.Source.Config = cfg.Origin
-	scanner, err := p.scanner(cfg)
+	scanner, err := p.scanner(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigge
 		snap.Source.Trigger = trigger
 	}
 	snap.Source.Config = cfg.Origin
-	scanner, err := NewScanner(repo, cfg)
+	scanner, err := NewScanner(ctx, repo, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -252,3 +252,62 @@ func containsWord(data []byte, w string) bool {
 		i = at + 1
 	}
 }
+
+// LinesWith returns the lines of the tree of commit that contain needle,
+// by path: git grep -F where the CLI can serve the repository, the
+// repository reader otherwise. Binary files are skipped, as git grep -I
+// does. An empty commit has no lines.
+func (r *Repo) LinesWith(ctx context.Context, commit, needle string) (map[string][]string, error) {
+	out := map[string][]string{}
+	if commit == "" || needle == "" {
+		return out, nil
+	}
+	if r.b == nil {
+		return nil, fmt.Errorf("%s is not a git repository", r.Root)
+	}
+	c, err := r.commit(ctx, ObjectID(commit))
+	if err != nil {
+		return nil, err
+	}
+	if r.gitCLI() {
+		res, err := r.fetchGit(ctx, nil, "grep", "-z", "-F", "-I", "--no-color", "--no-textconv", "-e", needle, c.ID.String(), "--")
+		if err == nil || isNoMatch(err) {
+			prefix := c.ID.String() + ":"
+			for rec := range bytes.SplitSeq(res, []byte("\n")) {
+				name, line, ok := bytes.Cut(rec, []byte{0})
+				if !ok {
+					continue
+				}
+				p := safePath(strings.TrimPrefix(string(name), prefix))
+				out[p] = append(out[p], string(line))
+			}
+			return out, nil
+		}
+	}
+	files, err := r.treeFiles(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if f.Read == nil {
+			continue
+		}
+		data, err := f.Read(ctx)
+		var unavailable *pack.Unavailable
+		if errors.As(err, &unavailable) {
+			continue // not fetched: none of its lines is found
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", f.Path, c.ID.Short(), err)
+		}
+		if !bytes.Contains(data, []byte(needle)) || bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+			continue
+		}
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			if bytes.Contains(line, []byte(needle)) {
+				out[f.Path] = append(out[f.Path], string(bytes.TrimSuffix(line, []byte("\r"))))
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +70,8 @@ func (f *storeFlags) open(getenv func(string) string) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	scanner, err := pipeline.NewScanner(repo, &pipeline.Config{Policy: pol})
+	// The work tree's configuration: building its scanner reads no commit.
+	scanner, err := pipeline.NewScanner(context.Background(), repo, &pipeline.Config{Policy: pol})
 	if err != nil {
 		return nil, err
 	}
