@@ -279,7 +279,7 @@ func (r *Repo) LinesWith(ctx context.Context, commit, needle string) (map[string
 					continue
 				}
 				p := safePath(strings.TrimPrefix(string(name), prefix))
-				out[p] = append(out[p], string(line))
+				out[p] = append(out[p], string(bytes.TrimSuffix(line, []byte("\r"))))
 			}
 			return out, nil
 		}
