@@ -42,7 +42,7 @@ func TestLinesWith(t *testing.T) {
 		t.Errorf("git grep: %q, want %q", viaGit, want)
 	}
 	if !reflect.DeepEqual(viaReader, want) {
-		t.Errorf("reader: %q, want %q", viaReader, want2)
+		t.Errorf("reader: %q, want %q", viaReader, want)
 	}
 	if none, err := r.LinesWith(ctx, "", "gitleaks:allow"); err != nil || len(none) != 0 {
 		t.Errorf("no commit: %v %v", none, err)
