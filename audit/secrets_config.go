@@ -14,6 +14,7 @@ import (
 	_ "unsafe" // for go:linkname to gitleaks' config.extendDepth
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	toml "github.com/pelletier/go-toml/v2"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
@@ -265,4 +266,18 @@ func materializeExtend(name, rel string, readRelative func(string) ([]byte, erro
 		return "", err
 	}
 	return tmp, nil
+}
+
+// ExtendPath is the file a gitleaks config's [extend] path names, "" when
+// it names none or data is not a config (loading it reports that).
+func ExtendPath(data []byte) string {
+	var c struct {
+		Extend struct {
+			Path string `toml:"path"`
+		} `toml:"extend"`
+	}
+	if toml.Unmarshal(data, &c) != nil {
+		return ""
+	}
+	return c.Extend.Path
 }

@@ -134,6 +134,16 @@ func ChangeConfig(ctx context.Context, opts PackOptions, base, head ConfigTree) 
 	if headPol, _, err := load(head); err == nil {
 		candidates = append(candidates, gitleaksPath(headPol))
 	}
+	// And the file a gitleaks config's [extend] path names, either side.
+	for _, c := range slices.Clone(candidates) {
+		for _, t := range []ConfigTree{base, head} {
+			if b, err := t.read(ctx, c, fsutil.MaxConfigBytes); err == nil && b.Found() {
+				if p := audit.ExtendPath(b.Data); p != "" && source.TreePath(p) {
+					candidates = append(candidates, p)
+				}
+			}
+		}
+	}
 	sort.Strings(candidates)
 	for _, p := range slices.Compact(candidates) {
 		changed, err := differs(ctx, base, head, p)

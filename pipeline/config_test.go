@@ -214,3 +214,30 @@ func TestInlineAllowIsTheBases(t *testing.T) {
 		})
 	}
 }
+
+// TestExtendedConfigChangeIsReported: a change to the file the base's
+// gitleaks config extends is reported like a change to the config itself,
+// and the base's copy of it applies.
+func TestExtendedConfigChangeIsReported(t *testing.T) {
+	f := secrettest.Make(24)
+	g := gittest.New(t)
+	g.Write(".gitleaks.toml", "[extend]\npath = \"extra.toml\"\n")
+	g.Write("extra.toml", "[extend]\nuseDefault = true\n")
+	g.Write("app.go", "package app\n")
+	base := g.Commit("base")
+	g.Write("extra.toml", allowEverything)
+	g.Write("deploy.sh", "export GH_TOKEN="+f.GitHub+"\n")
+	g.Commit("pull request")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD", Trigger: "pull_request"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := run.Result.Pack.Source.Config
+	if origin == nil || !slices.Contains(origin.Changed, "extra.toml") || !strings.Contains(origin.Note, "extra.toml") {
+		t.Fatalf("config origin %+v", origin)
+	}
+	if run.Verdict.Status != audit.StatusFail {
+		t.Fatalf("the base's extended rules did not apply: %+v", run.Verdict)
+	}
+	assertNoFragment(t, "pack", run.Result.JSON, []string{f.GitHub})
+}
