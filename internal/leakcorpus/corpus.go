@@ -11,8 +11,11 @@
 package leakcorpus
 
 import (
+	"encoding/json"
 	"fmt"
+	"html"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -79,7 +82,30 @@ func (c *Corpus) addToken(class, where, p string, t token) {
 }
 
 func (c *Corpus) addPassword(class, where, p, pw string) {
-	c.add(class, where, p, "password", []string{pw})
+	c.add(class, where, p, "password", spellings(pw))
+}
+
+// spellings are the forms a value takes in what ctxpack writes: as is, in
+// a JSON string (with and without HTML escaping: \u0026, \", \\) and in
+// HTML or XML text (&amp;, &lt;, &quot;). A leak in any of them counts.
+func spellings(v string) []string {
+	out := []string{v}
+	add := func(s string) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, escapeHTML := range []bool{true, false} {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(escapeHTML)
+		if enc.Encode(v) == nil {
+			s := strings.TrimSuffix(b.String(), "\n")
+			add(s[1 : len(s)-1])
+		}
+	}
+	add(html.EscapeString(v))
+	return out
 }
 
 // kindOf is a file's kind: its extension, or its name for files known by
@@ -201,6 +227,7 @@ func Build(seed uint64) *Corpus {
 	c.placeholderClass()
 	c.nameClass()
 	c.keysAndURLs()
+	c.markupPasswords()
 	// Everything in base is in head unless head changes it.
 	for p, s := range c.Base {
 		if _, ok := c.Head[p]; !ok {
@@ -403,6 +430,32 @@ func (c *Corpus) formClass() {
 				c.Base[f.path] = "{}\n"
 				c.Head[f.path] = content
 			}
+		} else {
+			c.Base[f.path] = content
+		}
+		c.addPassword(ClassForm, where, f.path, pw)
+	}
+}
+
+// markupPasswords: passwords with the characters outputs escape (&, <, >,
+// ", \), in formats that take them literally (class 3): a leak in an
+// escaped spelling is a leak too (spellings).
+func (c *Corpus) markupPasswords() {
+	g := c.g
+	forms := []struct{ path, tmpl string }{
+		{"conf/smtp.yaml", "smtp:\n  host: mail.corp.io\n  password: '{S}'\n"},
+		{"conf/legacy.ini", "[mail]\nuser = app\npassword = {S}\n"},
+		{"conf/relay.yaml", "relay:\n  password: '{S}'\n"},
+		{"conf/queue.ini", "[queue]\npassword = {S}\n"},
+	}
+	for i, f := range forms {
+		pw := g.str(upper, 1) + g.str(lower+digits, 9) + g.str("&<>", 1) + g.str(lower, 2) + g.str(`"\`, 1) + g.str(digits, 2)
+		content := strings.ReplaceAll(f.tmpl, "{S}", pw)
+		where := InContent
+		if i%2 == 1 {
+			c.Base[f.path] = "\n"
+			c.Head[f.path] = content
+			where = InDiff
 		} else {
 			c.Base[f.path] = content
 		}
