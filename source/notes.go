@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Notes of repositories only the git CLI reads (package transparency keeps
@@ -148,4 +150,69 @@ func (r *Repo) ReadCommit(ctx context.Context, id ObjectID) (*Commit, error) {
 		return nil, fmt.Errorf("%s is not a git repository", r.Root)
 	}
 	return r.commit(ctx, id)
+}
+
+// TreeEntry is one entry of a tree object.
+type TreeEntry struct {
+	Name string
+	Mode filemode.FileMode
+	ID   ObjectID
+}
+
+// ReadTree lists the entries of the tree id, in the order git stores them.
+func (r *Repo) ReadTree(ctx context.Context, id ObjectID) ([]TreeEntry, error) {
+	if r.b == nil {
+		return nil, fmt.Errorf("%s is not a git repository", r.Root)
+	}
+	entries, err := r.b.tree(ctx, id)
+	if err != nil {
+		return nil, r.objectError("tree", id, err)
+	}
+	out := make([]TreeEntry, len(entries))
+	for i, e := range entries {
+		out[i] = TreeEntry(e)
+	}
+	return out, nil
+}
+
+// ReadBlob reads the blob id (fetched on demand in a partial clone).
+func (r *Repo) ReadBlob(ctx context.Context, id ObjectID) ([]byte, error) {
+	if r.b == nil {
+		return nil, fmt.Errorf("%s is not a git repository", r.Root)
+	}
+	data, err := r.b.blob(ctx, id)
+	if err != nil {
+		return nil, r.objectError("blob", id, err)
+	}
+	return data, nil
+}
+
+// RefID returns the object the reference name (a full name: refs/…)
+// points at; ok is false when there is no such reference.
+func (r *Repo) RefID(ctx context.Context, name string) (id ObjectID, ok bool, err error) {
+	if r.b == nil {
+		return "", false, fmt.Errorf("%s is not a git repository", r.Root)
+	}
+	refs, err := r.b.refs(ctx, name)
+	if err != nil {
+		return "", false, fmt.Errorf("read %s: %w", name, err)
+	}
+	for _, ref := range refs {
+		if ref.Name == name {
+			return ref.ID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
+// objectError says which object could not be read, and what to do.
+func (r *Repo) objectError(kind string, id ObjectID, err error) error {
+	var nf *NotFetchedError
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &nf):
+		return fmt.Errorf("read %s %s: %w", kind, id, err)
+	case errors.Is(err, errMissing):
+		return fmt.Errorf("read %s %s: not in the repository: fetch it (git fetch), or check the repository (git fsck): %w", kind, id, err)
+	}
+	return fmt.Errorf("read %s %s: %w", kind, id, err)
 }

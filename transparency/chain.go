@@ -1,12 +1,16 @@
 package transparency
 
 import (
+	"context"
 	"fmt"
+	"strings"
 
 	"github.com/ctxpack/ctxpack/pack/schema"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/ctxpack/ctxpack/source"
 )
 
 // LogEntry is one commit of `ctxpack log`.
@@ -28,53 +32,113 @@ type LogEntry struct {
 // VerdictNone is the log's verdict for a record of a pack that was not audited.
 const VerdictNone = "none"
 
-// notes is a snapshot of the notes ref for walking: the index of the tip's
-// tree and a cache of blobs.
+// notes is a snapshot of the notes ref for walking: its tip, the index of
+// the tip's tree, and caches of the trees and blobs read.
 type notes struct {
-	repo  *git.Repository
-	tip   *object.Commit
-	index map[string]plumbing.Hash
-	blobs map[plumbing.Hash][]byte
+	ctx   context.Context
+	objs  Objects
+	tip   *source.Commit // nil when the ref does not exist
+	index map[string]source.ObjectID
+	trees map[source.ObjectID][]source.TreeEntry
+	blobs map[source.ObjectID][]byte
 }
 
-func loadNotes(repo *git.Repository) (*notes, error) {
-	_, tip, err := notesTip(repo)
-	if err != nil {
-		return nil, err
-	}
-	n := &notes{repo: repo, tip: tip, index: map[string]plumbing.Hash{}, blobs: map[plumbing.Hash][]byte{}}
-	if tip == nil {
-		return n, nil
-	}
-	tree, err := tip.Tree()
+func loadNotes(ctx context.Context, objs Objects) (*notes, error) {
+	n := &notes{ctx: ctx, objs: objs, index: map[string]source.ObjectID{},
+		trees: map[source.ObjectID][]source.TreeEntry{}, blobs: map[source.ObjectID][]byte{}}
+	id, ok, err := objs.RefID(ctx, string(NotesRef))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", NotesRef, err)
 	}
-	if n.index, err = notesIndex(repo, tree); err != nil {
-		return nil, err
+	if !ok {
+		return n, nil
+	}
+	if n.tip, err = objs.ReadCommit(ctx, id); err != nil {
+		return nil, fmt.Errorf("read %s: %w", NotesRef, err)
+	}
+	if err := n.indexTree(n.tip.Tree, ""); err != nil {
+		return nil, fmt.Errorf("read %s: %w", NotesRef, err)
 	}
 	return n, nil
 }
 
-func (n *notes) has(c plumbing.Hash) bool {
-	_, ok := n.index[c.String()]
+func (n *notes) tree(id source.ObjectID) ([]source.TreeEntry, error) {
+	if t, ok := n.trees[id]; ok {
+		return t, nil
+	}
+	t, err := n.objs.ReadTree(n.ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("notes tree: %w", err)
+	}
+	n.trees[id] = t
+	return t, nil
+}
+
+// indexTree maps every annotated object's hex under the notes tree id
+// (at prefix, for fan-out directories) to its note blob.
+func (n *notes) indexTree(id source.ObjectID, prefix string) error {
+	entries, err := n.tree(id)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := prefix + e.Name
+		switch {
+		case e.Mode.IsFile() && isLowerHex(name):
+			// A note at a shallower level wins, as in git.
+			if _, ok := n.index[name]; !ok || prefix == "" {
+				n.index[name] = e.ID
+			}
+		case e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name):
+			if err := n.indexTree(e.ID, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// find looks up the note blob for the object named hex in the notes tree
+// id, at the top level or under any depth of fan-out directories.
+func (n *notes) find(id source.ObjectID, hex string) (source.ObjectID, bool, error) {
+	entries, err := n.tree(id)
+	if err != nil {
+		return "", false, err
+	}
+	for _, e := range entries {
+		if e.Mode.IsFile() && e.Name == hex {
+			return e.ID, true, nil
+		}
+	}
+	for _, e := range entries {
+		if e.Mode == filemode.Dir && len(e.Name) == 2 && len(hex) > 2 && strings.HasPrefix(hex, e.Name) {
+			if h, ok, err := n.find(e.ID, hex[2:]); err != nil || ok {
+				return h, ok, err
+			}
+		}
+	}
+	return "", false, nil
+}
+
+func (n *notes) has(c source.ObjectID) bool {
+	_, ok := n.index[string(c)]
 	return ok
 }
 
-func (n *notes) blob(h plumbing.Hash) ([]byte, error) {
+func (n *notes) blob(h source.ObjectID) ([]byte, error) {
 	if b, ok := n.blobs[h]; ok {
 		return b, nil
 	}
-	b, err := readBlob(n.repo, h)
+	b, err := n.objs.ReadBlob(n.ctx, h)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("note blob: %w", err)
 	}
 	n.blobs[h] = b
 	return b, nil
 }
 
-func (n *notes) get(c plumbing.Hash) ([]byte, bool, error) {
-	h, ok := n.index[c.String()]
+func (n *notes) get(c source.ObjectID) ([]byte, bool, error) {
+	h, ok := n.index[string(c)]
 	if !ok {
 		return nil, false, nil
 	}
@@ -82,24 +146,47 @@ func (n *notes) get(c plumbing.Hash) ([]byte, bool, error) {
 	return b, err == nil, err
 }
 
+// history calls visit on every state of the notes ref (the tip and all its
+// ancestors, each once) until visit returns errStop.
+func (n *notes) history(visit func(*source.Commit) error) error {
+	if n.tip == nil {
+		return nil
+	}
+	seen := map[source.ObjectID]bool{n.tip.ID: true}
+	stack := []*source.Commit{n.tip}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err := visit(c); err != nil {
+			if err == errStop {
+				return nil
+			}
+			return err
+		}
+		for i := len(c.Parents) - 1; i >= 0; i-- {
+			p := c.Parents[i]
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			pc, err := n.objs.ReadCommit(n.ctx, p)
+			if err != nil {
+				return fmt.Errorf("walk %s history: %w", NotesRef, err)
+			}
+			stack = append(stack, pc)
+		}
+	}
+	return nil
+}
+
 // pastVersion reports whether any earlier state of the notes ref held a note
 // for c whose digest is digest. It walks the whole notes history, so it is
 // only asked when a chain link does not match.
-func (n *notes) pastVersion(c plumbing.Hash, digest string) (bool, error) {
-	if n.tip == nil {
-		return false, nil
-	}
-	seen := map[plumbing.Hash]bool{}
-	checked := map[plumbing.Hash]bool{}
-	iter := object.NewCommitPreorderIter(n.tip, seen, nil)
-	defer iter.Close()
+func (n *notes) pastVersion(c source.ObjectID, digest string) (bool, error) {
+	checked := map[source.ObjectID]bool{}
 	found := false
-	err := iter.ForEach(func(nc *object.Commit) error {
-		tree, err := nc.Tree()
-		if err != nil {
-			return err
-		}
-		h, ok, err := findNote(n.repo, tree, c.String())
+	err := n.history(func(nc *source.Commit) error {
+		h, ok, err := n.find(nc.Tree, string(c))
 		if err != nil || !ok || checked[h] {
 			return err
 		}
@@ -114,7 +201,7 @@ func (n *notes) pastVersion(c plumbing.Hash, digest string) (bool, error) {
 		}
 		return nil
 	})
-	if err != nil && err != errStop {
+	if err != nil {
 		return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
 	}
 	return found, nil
@@ -123,19 +210,10 @@ func (n *notes) pastVersion(c plumbing.Hash, digest string) (bool, error) {
 var errStop = fmt.Errorf("stop")
 
 // hadNote reports whether any state of the notes ref held a note for c.
-func (n *notes) hadNote(c plumbing.Hash) (bool, error) {
-	if n.tip == nil {
-		return false, nil
-	}
+func (n *notes) hadNote(c source.ObjectID) (bool, error) {
 	found := false
-	iter := object.NewCommitPreorderIter(n.tip, map[plumbing.Hash]bool{}, nil)
-	defer iter.Close()
-	err := iter.ForEach(func(nc *object.Commit) error {
-		tree, err := nc.Tree()
-		if err != nil {
-			return err
-		}
-		_, ok, err := findNote(n.repo, tree, c.String())
+	err := n.history(func(nc *source.Commit) error {
+		_, ok, err := n.find(nc.Tree, string(c))
 		if err != nil {
 			return err
 		}
@@ -145,7 +223,7 @@ func (n *notes) hadNote(c plumbing.Hash) (bool, error) {
 		}
 		return nil
 	})
-	if err != nil && err != errStop {
+	if err != nil {
 		return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
 	}
 	return found, nil
@@ -154,53 +232,48 @@ func (n *notes) hadNote(c plumbing.Hash) (bool, error) {
 // recordedBefore reports whether child's current note entered the notes
 // ref at a state that had no note for parent: it was written before its
 // parent's record (concurrent runs), not bound to it and then unbound.
-func (n *notes) recordedBefore(child, parent plumbing.Hash) (bool, error) {
-	h, ok := n.index[child.String()]
+func (n *notes) recordedBefore(child, parent source.ObjectID) (bool, error) {
+	h, ok := n.index[string(child)]
 	if !ok || n.tip == nil {
 		return false, nil
 	}
 	// Walk back along first parents while the note is the same blob: the
 	// oldest such state is where it was written.
-	var first *object.Commit
+	var first *source.Commit
 	for nc := n.tip; nc != nil; {
-		tree, err := nc.Tree()
+		got, ok, err := n.find(nc.Tree, string(child))
 		if err != nil {
 			return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
-		}
-		got, ok, err := findNote(n.repo, tree, child.String())
-		if err != nil {
-			return false, err
 		}
 		if !ok || got != h {
 			break
 		}
 		first = nc
-		if nc.NumParents() == 0 {
+		if len(nc.Parents) == 0 {
 			break
 		}
-		if nc, err = nc.Parent(0); err != nil {
+		if nc, err = n.objs.ReadCommit(n.ctx, nc.Parents[0]); err != nil {
 			return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
 		}
 	}
 	if first == nil {
 		return false, nil
 	}
-	tree, err := first.Tree()
+	_, had, err := n.find(first.Tree, string(parent))
 	if err != nil {
 		return false, fmt.Errorf("walk %s history: %w", NotesRef, err)
 	}
-	_, had, err := findNote(n.repo, tree, parent.String())
-	return !had, err
+	return !had, nil
 }
 
 // firstParent returns c's first parent, nil for a root commit.
-func firstParent(repo *git.Repository, c *object.Commit) (*object.Commit, error) {
-	if len(c.ParentHashes) == 0 {
+func firstParent(ctx context.Context, objs Objects, c *source.Commit) (*source.Commit, error) {
+	if len(c.Parents) == 0 {
 		return nil, nil
 	}
-	p, err := repo.CommitObject(c.ParentHashes[0])
+	p, err := objs.ReadCommit(ctx, c.Parents[0])
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: parent %s: %w", c.Hash, c.ParentHashes[0], err)
+		return nil, fmt.Errorf("commit %s: parent: %w", c.ID, err)
 	}
 	return p, nil
 }
@@ -209,18 +282,27 @@ func firstParent(repo *git.Repository, c *object.Commit) (*object.Commit, error)
 // `from`, newest first, with what their notes record. Commits without a note
 // are listed with HasNote false.
 func Log(repo *git.Repository, from plumbing.Hash, n int) ([]LogEntry, error) {
-	ns, err := loadNotes(repo)
+	return LogWith(context.Background(), GoGit(repo), source.ObjectID(from.String()), n)
+}
+
+// LogWith is Log reading through objs: a *source.Repo reads every
+// repository git opens.
+func LogWith(ctx context.Context, objs Objects, from source.ObjectID, n int) ([]LogEntry, error) {
+	ns, err := loadNotes(ctx, objs)
 	if err != nil {
 		return nil, fmt.Errorf("log: %w", err)
 	}
-	c, err := repo.CommitObject(from)
+	c, err := objs.ReadCommit(ctx, from)
 	if err != nil {
-		return nil, fmt.Errorf("log: commit %s: %w", from, err)
+		return nil, fmt.Errorf("log: %w", err)
 	}
 	out := []LogEntry{}
 	for c != nil && (n <= 0 || len(out) < n) {
-		e := LogEntry{Commit: c.Hash.String()}
-		data, ok, err := ns.get(c.Hash)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e := LogEntry{Commit: string(c.ID)}
+		data, ok, err := ns.get(c.ID)
 		if err != nil {
 			return nil, fmt.Errorf("log: %w", err)
 		}
@@ -240,7 +322,7 @@ func Log(repo *git.Repository, from plumbing.Hash, n int) ([]LogEntry, error) {
 			}
 		}
 		out = append(out, e)
-		if c, err = firstParent(repo, c); err != nil {
+		if c, err = firstParent(ctx, objs, c); err != nil {
 			return nil, fmt.Errorf("log: %w", err)
 		}
 	}
@@ -328,36 +410,45 @@ func Verify(repo *git.Repository, from plumbing.Hash) ([]Break, error) {
 // be told from a re-run: the chain proves what later records saw, and the
 // tip is as trustworthy as its attestation.
 func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error) {
-	ns, err := loadNotes(repo)
+	return VerifyChainWith(context.Background(), GoGit(repo), source.ObjectID(from.String()))
+}
+
+// VerifyChainWith is VerifyChain reading through objs: a *source.Repo
+// reads every repository git opens.
+func VerifyChainWith(ctx context.Context, objs Objects, from source.ObjectID) (*ChainReport, error) {
+	ns, err := loadNotes(ctx, objs)
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	c, err := repo.CommitObject(from)
+	c, err := objs.ReadCommit(ctx, from)
 	if err != nil {
-		return nil, fmt.Errorf("verify: commit %s: %w", from, err)
+		return nil, fmt.Errorf("verify: %w", err)
 	}
 	rep := &ChainReport{Breaks: []Break{}, Missing: []Break{}}
-	add := func(commit plumbing.Hash, kind, format string, args ...any) {
-		rep.Breaks = append(rep.Breaks, Break{Commit: commit.String(), Kind: kind, Message: fmt.Sprintf(format, args...)})
+	add := func(commit source.ObjectID, kind, format string, args ...any) {
+		rep.Breaks = append(rep.Breaks, Break{Commit: string(commit), Kind: kind, Message: fmt.Sprintf(format, args...)})
 	}
-	missing := func(commit plumbing.Hash, kind, format string, args ...any) {
-		rep.Missing = append(rep.Missing, Break{Commit: commit.String(), Kind: kind, Message: fmt.Sprintf(format, args...)})
+	missing := func(commit source.ObjectID, kind, format string, args ...any) {
+		rep.Missing = append(rep.Missing, Break{Commit: string(commit), Kind: kind, Message: fmt.Sprintf(format, args...)})
 	}
 	// claim is what the newer noted commit just above c says about c.
 	type claim struct {
-		child    plumbing.Hash
+		child    source.ObjectID
 		previous string
 		known    bool // false when the child's note is not a record
 	}
 	var cl *claim
-	var gap []plumbing.Hash // unnoted commits after a missing note
+	var gap []source.ObjectID // unnoted commits after a missing note
 	seen := false
 	for c != nil {
-		data, ok, err := ns.get(c.Hash)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, ok, err := ns.get(c.ID)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
-		parent, err := firstParent(repo, c)
+		parent, err := firstParent(ctx, objs, c)
 		if err != nil {
 			return nil, fmt.Errorf("verify: %w", err)
 		}
@@ -367,14 +458,14 @@ func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error)
 				// Newer than any record: not recorded yet.
 			case cl != nil && cl.known && cl.previous != "":
 				msg := "no note, but the record of %s names a previous record (%s)"
-				if removed, err := ns.pastVersion(c.Hash, cl.previous); err != nil {
+				if removed, err := ns.pastVersion(c.ID, cl.previous); err != nil {
 					return nil, fmt.Errorf("verify: %w", err)
 				} else if removed {
 					msg = "no note: it was removed from " + string(NotesRef) + " after the record of %s bound it (%s)"
 				}
-				add(c.Hash, BreakMissingNote, msg, cl.child, cl.previous)
+				add(c.ID, BreakMissingNote, msg, cl.child, cl.previous)
 			default:
-				gap = append(gap, c.Hash)
+				gap = append(gap, c.ID)
 			}
 			cl = nil
 			c = parent
@@ -398,24 +489,24 @@ func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error)
 		if cl != nil && cl.known {
 			switch {
 			case cl.previous == "":
-				before, err := ns.recordedBefore(cl.child, c.Hash)
+				before, err := ns.recordedBefore(cl.child, c.ID)
 				if err != nil {
 					return nil, fmt.Errorf("verify: %w", err)
 				}
 				if before {
-					missing(cl.child, MissingRecordedBeforeParent, "the record was written before its first parent %s had one, so it names no previous record", c.Hash)
+					missing(cl.child, MissingRecordedBeforeParent, "the record was written before its first parent %s had one, so it names no previous record", c.ID)
 				} else {
-					add(cl.child, BreakDigestMismatch, "the record has no previous, but its first parent %s has a record (%s)", c.Hash, digest)
+					add(cl.child, BreakDigestMismatch, "the record has no previous, but its first parent %s has a record (%s)", c.ID, digest)
 				}
 			case cl.previous != digest:
-				edited, err := ns.pastVersion(c.Hash, cl.previous)
+				edited, err := ns.pastVersion(c.ID, cl.previous)
 				if err != nil {
 					return nil, fmt.Errorf("verify: %w", err)
 				}
 				if edited {
-					add(c.Hash, BreakEditedNote, "the note was replaced after the record of %s bound it: it was %s, it is %s", cl.child, cl.previous, digest)
+					add(c.ID, BreakEditedNote, "the note was replaced after the record of %s bound it: it was %s, it is %s", cl.child, cl.previous, digest)
 				} else {
-					add(cl.child, BreakDigestMismatch, "previous %s does not match the record of its first parent %s (%s)", cl.previous, c.Hash, digest)
+					add(cl.child, BreakDigestMismatch, "previous %s does not match the record of its first parent %s (%s)", cl.previous, c.ID, digest)
 				}
 			}
 		}
@@ -426,26 +517,26 @@ func VerifyChain(repo *git.Repository, from plumbing.Hash) (*ChainReport, error)
 			}
 		}
 		if perr != nil {
-			add(c.Hash, BreakUnparsableNote, "the note is not a valid record: %v", perr)
-			cl = &claim{child: c.Hash}
-			if parent == nil || !ns.has(parent.Hash) {
+			add(c.ID, BreakUnparsableNote, "the note is not a valid record: %v", perr)
+			cl = &claim{child: c.ID}
+			if parent == nil || !ns.has(parent.ID) {
 				break // the chain cannot be followed further back
 			}
 			c = parent
 			continue
 		}
 		if !IsCanonical(data) {
-			add(c.Hash, BreakEditedNote, "the note is not the canonical serialization ctxpack writes: it was edited by hand")
-		} else if rec.Source.Head != "" && rec.Source.Head != c.Hash.String() {
-			add(c.Hash, BreakEditedNote, "the note is the record of commit %s, not of this commit", rec.Source.Head)
+			add(c.ID, BreakEditedNote, "the note is not the canonical serialization ctxpack writes: it was edited by hand")
+		} else if rec.Source.Head != "" && rec.Source.Head != string(c.ID) {
+			add(c.ID, BreakEditedNote, "the note is the record of commit %s, not of this commit", rec.Source.Head)
 		}
-		cl = &claim{child: c.Hash, previous: rec.Previous, known: true}
-		if rec.Previous == "" && (parent == nil || !ns.has(parent.Hash)) {
-			rep.Start = c.Hash.String()
+		cl = &claim{child: c.ID, previous: rec.Previous, known: true}
+		if rec.Previous == "" && (parent == nil || !ns.has(parent.ID)) {
+			rep.Start = string(c.ID)
 			break
 		}
 		if rec.Previous != "" && parent == nil {
-			add(c.Hash, BreakDigestMismatch, "previous %s is set, but the commit has no parent", rec.Previous)
+			add(c.ID, BreakDigestMismatch, "previous %s is set, but the commit has no parent", rec.Previous)
 		}
 		c = parent
 	}

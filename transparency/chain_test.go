@@ -186,6 +186,7 @@ func TestVerifyChain(t *testing.T) {
 			if err != nil || len(brks) != len(rep.Breaks) {
 				t.Fatalf("Verify: %v %v", brks, err)
 			}
+			sameChain(t, c.r.Dir, head.String(), rep)
 		})
 	}
 }
@@ -250,6 +251,11 @@ func TestLog(t *testing.T) {
 			t.Fatalf("entry for commit %d: %+v", idx+1, e)
 		}
 	}
+	rep, err := VerifyChain(c.repo, hash(late))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameChain(t, c.r.Dir, late, rep)
 	two, err := Log(c.repo, hash(late), 2)
 	if err != nil || len(two) != 2 || two[1].Commit != c.commits[4] {
 		t.Fatalf("Log -n 2: %+v %v", two, err)
@@ -285,7 +291,7 @@ func TestVerifyTellsMissingFromBroken(t *testing.T) {
 
 	// Commit 3 is recorded while commit 2 has no record yet, then commit 2
 	// is recorded, bound to commit 1.
-	_, repo, cs, note := setup(3)
+	r, repo, cs, note := setup(3)
 	note(0, "bound")
 	note(2, "bound")
 	note(1, "bound")
@@ -296,10 +302,11 @@ func TestVerifyTellsMissingFromBroken(t *testing.T) {
 	if len(rep.Breaks) != 0 || len(rep.Missing) != 1 || rep.Missing[0].Kind != MissingRecordedBeforeParent || rep.Missing[0].Commit != cs[2] || rep.Records != 3 {
 		t.Fatalf("recorded before its parent: %+v", rep)
 	}
+	sameChain(t, r.Dir, cs[2], rep)
 
 	// Commit 4 names a previous record of commit 3 that never existed (a
 	// break); commit 2 was never recorded (missing).
-	_, repo, cs, note = setup(4)
+	r, repo, cs, note = setup(4)
 	note(0, "bound")
 	note(3, DigestOf([]byte("a record that was never written")))
 	rep, err = VerifyChain(repo, hash(cs[3]))
@@ -310,4 +317,5 @@ func TestVerifyTellsMissingFromBroken(t *testing.T) {
 		len(rep.Missing) != 1 || rep.Missing[0].Commit != cs[1] || rep.Missing[0].Kind != MissingRecord {
 		t.Fatalf("breaks %+v missing %+v", rep.Breaks, rep.Missing)
 	}
+	sameChain(t, r.Dir, cs[3], rep)
 }

@@ -1,6 +1,7 @@
 package transparency
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/source"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -139,9 +141,18 @@ func TestNotesFanOut(t *testing.T) {
 			t.Fatalf("ReadNote(%s) = %q %v %v", c, got, ok, err)
 		}
 	}
-	ns, err := loadNotes(repo)
-	if err != nil || len(ns.index) != 2 {
-		t.Fatalf("index %v %v", ns.index, err)
+	// Every reader of the chain indexes both layouts alike.
+	for name, objs := range chainReaders(t, r.Dir) {
+		ns, err := loadNotes(context.Background(), objs)
+		if err != nil || len(ns.index) != 2 {
+			t.Fatalf("%s: index %v %v", name, ns.index, err)
+		}
+		for c, want := range map[string]string{fanned: "fanned note\n", flat: "flat note\n"} {
+			got, ok, err := ns.get(source.ObjectID(c))
+			if err != nil || !ok || string(got) != want {
+				t.Fatalf("%s: note of %s = %q %v %v", name, c, got, ok, err)
+			}
+		}
 	}
 	if err := WriteNote(repo, hash(fanned), []byte("new\n")); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,51 @@
+package transparency
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/source"
+)
+
+// chainReaders are the readers of the chain of records of the repository
+// at dir: go-git directly, and source.Repo with each of its backends.
+func chainReaders(t *testing.T, dir string) map[string]Objects {
+	t.Helper()
+	out := map[string]Objects{"go-git": GoGit(openGit(t, dir))}
+	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
+		repo, err := source.OpenWith(dir, source.OpenOptions{Backend: backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { repo.Close() })
+		out["source "+backend] = repo
+	}
+	return out
+}
+
+// sameChain checks that every reader of the repository at dir gives the
+// log and the chain report want of from.
+func sameChain(t *testing.T, dir string, from string, want *ChainReport) {
+	t.Helper()
+	ctx := context.Background()
+	var wantLog []LogEntry
+	for name, objs := range chainReaders(t, dir) {
+		rep, err := VerifyChainWith(ctx, objs, source.ObjectID(from))
+		if err != nil {
+			t.Fatalf("%s: verify: %v", name, err)
+		}
+		if !reflect.DeepEqual(rep, want) {
+			t.Errorf("%s: verify gives\n%+v\nwant\n%+v", name, rep, want)
+		}
+		log, err := LogWith(ctx, objs, source.ObjectID(from), 0)
+		if err != nil {
+			t.Fatalf("%s: log: %v", name, err)
+		}
+		if wantLog == nil {
+			wantLog = log
+		} else if !reflect.DeepEqual(log, wantLog) {
+			t.Errorf("%s: log gives\n%+v\nwant\n%+v", name, log, wantLog)
+		}
+	}
+}
