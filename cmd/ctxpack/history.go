@@ -8,7 +8,6 @@ import (
 	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/source"
 	"github.com/ctxpack/ctxpack/transparency"
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 )
 
@@ -21,21 +20,14 @@ func openGit(dir string) (*source.Repo, error) {
 		repo.Close()
 		return nil, fmt.Errorf("%s is not a git repository: records live in its refs/notes/ctxpack", dir)
 	}
-	if repo.Git() == nil { // the git CLI reads it: walk the chain with go-git if it can
-		repo.Close()
-		if repo, err = source.OpenWith(dir, source.OpenOptions{Backend: source.BackendGoGit}); err == nil {
-			return repo, nil
-		}
-		return nil, fmt.Errorf("%s is a repository go-git cannot read (a sparse checkout, a partial clone or SHA-256), and the chain of records is walked with go-git: read a record with git notes --ref=refs/notes/ctxpack show <commit>", dir)
-	}
 	return repo, nil
 }
 
 // openRev opens the repository and resolves the optional REV argument (HEAD).
-func openRev(dir string, args []string) (*source.Repo, plumbing.Hash, error) {
+func openRev(dir string, args []string) (*source.Repo, source.ObjectID, error) {
 	repo, err := openGit(dir)
 	if err != nil {
-		return nil, plumbing.ZeroHash, err
+		return nil, "", err
 	}
 	rev := "HEAD"
 	if len(args) == 1 {
@@ -44,9 +36,9 @@ func openRev(dir string, args []string) (*source.Repo, plumbing.Hash, error) {
 	h, err := repo.Resolve(rev)
 	if err != nil {
 		repo.Close()
-		return nil, plumbing.ZeroHash, err
+		return nil, "", err
 	}
-	return repo, plumbing.NewHash(h.String()), nil
+	return repo, h, nil
 }
 
 func newLogCmd(io ioStreams) *cobra.Command {
@@ -62,7 +54,7 @@ func newLogCmd(io ioStreams) *cobra.Command {
 				return err
 			}
 			defer repo.Close()
-			entries, err := transparency.Log(repo.Git(), h, n)
+			entries, err := transparency.LogWith(cmd.Context(), repo, h, n)
 			if err != nil {
 				return err
 			}
@@ -99,12 +91,12 @@ func newVerifyCmd(io ioStreams) *cobra.Command {
 				return err
 			}
 			defer repo.Close()
-			rep, err := transparency.VerifyChain(repo.Git(), h)
+			rep, err := transparency.VerifyChainWith(cmd.Context(), repo, h)
 			if err != nil {
 				return err
 			}
 			if rep.Records == 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("no records in refs/notes/ctxpack for %s's history (fetch them: git fetch origin 'refs/notes/*:refs/notes/*')", h.String()[:12])}
+				return &exitError{code: exitFailure, err: fmt.Errorf("no records in refs/notes/ctxpack for %s's history (fetch them: git fetch origin 'refs/notes/*:refs/notes/*')", h.Short())}
 			}
 			for _, b := range rep.Breaks {
 				fmt.Fprintf(io.Out, "BREAK %s %s: %s\n", b.Commit[:12], b.Kind, safetext.Line(b.Message))
