@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,6 +162,9 @@ func (b *cliBackend) object(ctx context.Context, id ObjectID) (string, []byte, e
 func (b *cliBackend) objectErr(id ObjectID, err error) error {
 	var pe *promisorError
 	switch {
+	case errors.Is(err, errMissing) && b.looseFile(id):
+		// git says "missing" of an object whose file it could not read.
+		return fmt.Errorf("%w (git cat-file cannot read objects/%s/%s)", errDamaged, id[:2], id[2:])
 	case errors.As(err, &pe):
 		b.mu.Lock()
 		b.promisorDown = true
@@ -175,6 +180,15 @@ func (b *cliBackend) objectErr(id ObjectID, err error) error {
 		return &NotFetchedError{ID: id, Remote: strings.Join(b.promisors, ", "), Detail: detail}
 	}
 	return err
+}
+
+// looseFile reports whether the object store holds id as a loose object.
+func (b *cliBackend) looseFile(id ObjectID) bool {
+	if len(id) < 4 {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(b.commonDir, "objects", string(id[:2]), string(id[2:])))
+	return err == nil
 }
 
 func (b *cliBackend) commit(ctx context.Context, id ObjectID) (*Commit, error) {

@@ -122,6 +122,9 @@ func (r *Repo) commit(ctx context.Context, id ObjectID) (*Commit, error) {
 		if errors.Is(err, errMissing) {
 			return nil, fmt.Errorf("read commit %s: not in the repository (a shallow clone or an unfetched ref): fetch it (git fetch --deepen, or fetch-depth: 0 on actions/checkout): %w", id, err)
 		}
+		if errors.Is(err, errDamaged) {
+			return nil, fmt.Errorf("read commit %s: it is damaged in the object store: %s: %w", id, damagedHelp, err)
+		}
 		return nil, fmt.Errorf("read commit %s: %w", id, err)
 	}
 	return c, nil

@@ -1,6 +1,8 @@
 package source
 
 import (
+	"compress/flate"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +16,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
@@ -63,9 +67,20 @@ func (b *gogitBackend) hashBlob(data []byte) ObjectID {
 
 func hashOf(id ObjectID) plumbing.Hash { return plumbing.NewHash(string(id)) }
 
+// notFound maps go-git's read errors to the backend's: a missing object is
+// errMissing, an object whose bytes do not decode is errDamaged.
 func notFound(err error) error {
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
+	var pe *packfile.Error
+	var ce flate.CorruptInputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, plumbing.ErrObjectNotFound):
 		return errMissing
+	case errors.As(err, &pe), errors.As(err, &ce), errors.Is(err, zlib.ErrHeader), errors.Is(err, zlib.ErrChecksum),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, objfile.ErrHeader), errors.Is(err, objfile.ErrNegativeSize),
+		errors.Is(err, plumbing.ErrInvalidType):
+		return fmt.Errorf("%w (%v)", errDamaged, err)
 	}
 	return err
 }
@@ -143,10 +158,11 @@ func (b *gogitBackend) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return nil, err
+		return nil, notFound(err)
 	}
 	defer rd.Close()
-	return io.ReadAll(rd)
+	data, err := io.ReadAll(rd)
+	return data, notFound(err)
 }
 
 func (b *gogitBackend) size(ctx context.Context, id ObjectID) (int64, error) {

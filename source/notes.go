@@ -213,6 +213,8 @@ func (r *Repo) objectError(kind string, id ObjectID, err error) error {
 		return fmt.Errorf("read %s %s: %w", kind, id, err)
 	case errors.Is(err, errMissing):
 		return fmt.Errorf("read %s %s: not in the repository: fetch it (git fetch), or check the repository (git fsck): %w", kind, id, err)
+	case errors.Is(err, errDamaged):
+		return fmt.Errorf("read %s %s: it is damaged in the object store: %s: %w", kind, id, damagedHelp, err)
 	}
 	return fmt.Errorf("read %s %s: %w", kind, id, err)
 }

@@ -138,7 +138,13 @@ var (
 	errUnknownRevision = errors.New("unknown revision")
 	errNotCommit       = errors.New("not a commit")
 	errMissing         = errors.New("object not in the repository")
+	// errDamaged is an object the object store holds but cannot read (a
+	// corrupt loose object or pack).
+	errDamaged = errors.New("object is damaged")
 )
+
+// damagedHelp says what to do about an object the store cannot read.
+const damagedHelp = "list the damaged objects with git fsck, then restore them from another clone or clone the repository again"
 
 // NotFetchedError is a blob missing from a partial clone (git clone
 // --filter) that its promisor remote could not provide.

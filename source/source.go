@@ -444,6 +444,8 @@ func (r *Repo) ResolveContext(ctx context.Context, rev string) (ObjectID, error)
 		return "", fmt.Errorf("revision %q is not a commit", rev)
 	case errors.Is(err, errMissing):
 		return "", fmt.Errorf("revision %q names an object that is not in the repository: fetch it (git fetch)", rev)
+	case errors.Is(err, errDamaged):
+		return "", fmt.Errorf("revision %q names an object that is damaged in the object store: %s: %w", rev, damagedHelp, err)
 	}
 	return "", fmt.Errorf("revision %q: %w", rev, err)
 }

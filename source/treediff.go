@@ -133,6 +133,9 @@ func (r *Repo) blobError(p string, at, id ObjectID, err error) error {
 	if errors.Is(err, errMissing) {
 		return fmt.Errorf("%s: blob %s is not in the repository: fetch the missing objects (git fetch) or check the repository (git fsck)", what, id)
 	}
+	if errors.Is(err, errDamaged) {
+		return fmt.Errorf("%s: blob %s is damaged in the object store: %s: %w", what, id, damagedHelp, err)
+	}
 	return fmt.Errorf("%s: blob %s: %w", what, id, err)
 }
 

@@ -2,7 +2,10 @@ package transparency
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/source"
@@ -46,6 +49,30 @@ func sameChain(t *testing.T, dir string, from string, want *ChainReport) {
 			wantLog = log
 		} else if !reflect.DeepEqual(log, wantLog) {
 			t.Errorf("%s: log gives\n%+v\nwant\n%+v", name, log, wantLog)
+		}
+	}
+}
+
+// A damaged note is an error that says what to do, through every backend.
+func TestChainWithDamagedNote(t *testing.T) {
+	c := newChain(t, 2)
+	blob := c.r.Git("notes", "--ref=ctxpack", "list", c.commits[1])
+	f := filepath.Join(c.r.Dir, ".git", "objects", blob[:2], blob[2:])
+	if err := os.Chmod(f, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte("not zlib"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
+		repo, err := source.OpenWith(c.r.Dir, source.OpenOptions{Backend: backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repo.Close()
+		_, err = VerifyChainWith(context.Background(), repo, source.ObjectID(c.commits[1]))
+		if err == nil || !strings.Contains(err.Error(), blob) || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), "git fsck") {
+			t.Errorf("%s: verify over a damaged note: %v", backend, err)
 		}
 	}
 }
