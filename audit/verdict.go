@@ -38,7 +38,8 @@ const (
 	CodeBlobMismatch      = "blob_mismatch"
 	CodeChangeUnaccounted = "change_unaccounted"
 	// CodeHistoryUnavailable: the per-commit secret scan could not run (the
-	// commits could be neither fetched nor read from the API's patches).
+	// commits could be neither fetched nor read from the API's patches, or
+	// a partial clone's promisor remote could not provide their blobs).
 	CodeHistoryUnavailable = "history_scan_unavailable"
 	// CodeHistoryBlobSkipped: a blob over the size limit was not read by
 	// the per-commit secret scan.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,15 +248,40 @@ func TestUnreachablePromisorFailsTheVerdict(t *testing.T) {
 		switch c.Code {
 		case audit.CodeContentUnavailable:
 			unavailable = append(unavailable, c.Details["path"].(string))
-		case audit.CodeInternal:
+		case audit.CodeHistoryUnavailable:
 			history = append(history, c.Message)
+		case audit.CodeInternal:
+			t.Fatalf("an unreachable promisor is an internal error: %+v", c)
 		}
 	}
 	if strings.Join(unavailable, " ") != "docs/notes.md lib/util.go" {
 		t.Fatalf("content_unavailable for %v: %+v", unavailable, run.Verdict.Failed)
 	}
-	if len(history) != 1 || !strings.Contains(history[0], "lib/util.go in commit") {
+	if len(history) != 1 || !strings.Contains(history[0], "lib/util.go in commit") || !strings.Contains(history[0], "promisor remote reachable") {
 		t.Fatalf("history scan: %v", history)
+	}
+	// secrets.history_unavailable: warn reports the history scan as
+	// skipped; the unreadable changes still fail the verdict.
+	polFile := filepath.Join(t.TempDir(), "policy.yml")
+	if err := os.WriteFile(polFile, []byte("secrets:\n  history_unavailable: warn\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	warned, err := Execute(ctx, PackOptions{Dir: dir, Commit: "HEAD", Type: "full", PolicyFile: polFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer warned.Close()
+	var skipped []string
+	for _, c := range warned.Verdict.Skipped {
+		skipped = append(skipped, c.Code)
+	}
+	for _, c := range warned.Verdict.Failed {
+		if c.Code == audit.CodeHistoryUnavailable {
+			t.Fatalf("history_unavailable: warn still fails the history scan: %+v", c)
+		}
+	}
+	if warned.Verdict.Status != audit.StatusFail || !slices.Contains(skipped, audit.CodeHistoryUnavailable) {
+		t.Fatalf("with history_unavailable: warn: status %s, skipped %v", warned.Verdict.Status, skipped)
 	}
 	for _, c := range run.Result.Pack.Changes {
 		if c.DiffWithheld != pack.ReasonNotFetched || c.Diff != "" {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -40,9 +41,17 @@ func ScanHistory(ctx context.Context, s *audit.Scanner, snap *pack.Snapshot) ([]
 		}
 	}
 	if len(unread) > 0 {
-		return found, fmt.Errorf("the added lines of %s could not be read (content not in this partial clone, and its promisor remote could not provide it)", strings.Join(unread, ", "))
+		return found, &unreadHistoryError{unread: unread}
 	}
 	return found, nil
+}
+
+// unreadHistoryError is a per-commit scan that could not read the added
+// lines of some commits' files: the history scan is unavailable, not broken.
+type unreadHistoryError struct{ unread []string }
+
+func (e *unreadHistoryError) Error() string {
+	return fmt.Sprintf("the added lines of %s could not be read (content not in this partial clone, and its promisor remote could not provide it): make the promisor remote reachable and run again", strings.Join(e.unread, ", "))
 }
 
 func short(sha string) string {
@@ -78,7 +87,21 @@ func Judge(ctx context.Context, out *Outcome, history []HistoryFinding, historyE
 			v.Warn(c)
 		}
 	}
-	if historyErr != nil {
+	var unread *unreadHistoryError
+	switch {
+	case errors.As(historyErr, &unread):
+		// Like history a shallow checkout lacks (NotRun.History): the
+		// policy may report it as skipped.
+		c := audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryUnavailable,
+			Message: "the per-commit secret scan could not read every commit: " + unread.Error(),
+			Details: map[string]any{"unread": unread.unread}}
+		if pol.HistoryUnavailableFails() {
+			c.Message += " (secrets.history_unavailable: warn in the policy reports this as skipped instead)"
+			v.Fail(c)
+		} else {
+			v.Skip(c)
+		}
+	case historyErr != nil:
 		v.Fail(audit.Check{Kind: audit.KindInternal, Code: audit.CodeInternal,
 			Message: "the per-commit secret scan could not run: " + historyErr.Error()})
 	}
