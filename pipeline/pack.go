@@ -331,8 +331,13 @@ func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Sca
 }
 
 // baseAllowLines lists the lines of commit's tree that carry gitleaks:allow,
-// by path, as audit.AllowLine spells them.
+// by path, as audit.AllowLine spells them. A base that is not in the
+// repository (a shallow checkout packed from the API's patches) has none:
+// no comment is honoured, the strict way.
 func baseAllowLines(ctx context.Context, repo *source.Repo, commit string) (map[string]map[string]bool, error) {
+	if !repo.HasCommit(commit) {
+		return nil, nil
+	}
 	lines, err := repo.LinesWith(ctx, commit, audit.AllowSignature)
 	if err != nil {
 		return nil, fmt.Errorf("find the base's %s comments: %w", audit.AllowSignature, err)
