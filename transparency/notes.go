@@ -27,7 +27,9 @@ import (
 // `git fetch origin 'refs/notes/*:refs/notes/*'`.
 const NotesRef = plumbing.ReferenceName("refs/notes/ctxpack")
 
-// Notes are written and read with go-git only (it has no notes API): a note
+// Notes of a repository go-git reads are written here with go-git (it has
+// no notes API; package source writes them with git notes otherwise), and
+// the chain is read through Objects, with either reader: a note
 // is a blob, named in the notes tree by the full hex of the commit it
 // annotates, and every change is a commit on NotesRef whose parent is the
 // previous tip, exactly as `git notes` does. Git switches to a fan-out layout
