@@ -15,7 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-func openGit(t *testing.T, dir string) *git.Repository {
+func openGit(t testing.TB, dir string) *git.Repository {
 	t.Helper()
 	r, err := git.PlainOpen(dir)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 // chainReaders are the readers of the chain of records of the repository
 // at dir: go-git directly, and source.Repo with each of its backends.
-func chainReaders(t *testing.T, dir string) map[string]Objects {
+func chainReaders(t testing.TB, dir string) map[string]Objects {
 	t.Helper()
 	out := map[string]Objects{"go-git": GoGit(openGit(t, dir))}
 	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
