@@ -74,39 +74,6 @@ func findNote(repo *git.Repository, tree *object.Tree, hex string) (plumbing.Has
 	return plumbing.ZeroHash, false, nil
 }
 
-// notesIndex maps every annotated object's hex to its note blob.
-func notesIndex(repo *git.Repository, tree *object.Tree) (map[string]plumbing.Hash, error) {
-	idx := map[string]plumbing.Hash{}
-	var walk func(t *object.Tree, prefix string) error
-	walk = func(t *object.Tree, prefix string) error {
-		for _, e := range t.Entries {
-			name := prefix + e.Name
-			switch {
-			case e.Mode.IsFile() && isLowerHex(name):
-				// A note at a shallower level wins, as in git.
-				if _, ok := idx[name]; !ok || prefix == "" {
-					idx[name] = e.Hash
-				}
-			case e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name):
-				sub, err := repo.TreeObject(e.Hash)
-				if err != nil {
-					return fmt.Errorf("notes tree %s: %w", name, err)
-				}
-				if err := walk(sub, name); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if tree != nil {
-		if err := walk(tree, ""); err != nil {
-			return nil, err
-		}
-	}
-	return idx, nil
-}
-
 func readBlob(repo *git.Repository, h plumbing.Hash) ([]byte, error) {
 	b, err := repo.BlobObject(h)
 	if err != nil {
