@@ -184,7 +184,7 @@ func (b *cliBackend) objectErr(id ObjectID, err error) error {
 
 // looseFile reports whether the object store holds id as a loose object.
 func (b *cliBackend) looseFile(id ObjectID) bool {
-	if len(id) < 4 {
+	if _, err := ParseID(string(id)); err != nil {
 		return false
 	}
 	_, err := os.Stat(filepath.Join(b.commonDir, "objects", string(id[:2]), string(id[2:])))

@@ -33,19 +33,18 @@ type LogEntry struct {
 const VerdictNone = "none"
 
 // notes is a snapshot of the notes ref for walking: its tip, the index of
-// the tip's tree, and caches of the trees and blobs read.
+// the tip's tree, and a cache of blobs. Trees are not cached: a walk of the
+// notes history meets a different tree at every state.
 type notes struct {
 	ctx   context.Context
 	objs  Objects
 	tip   *source.Commit // nil when the ref does not exist
 	index map[string]source.ObjectID
-	trees map[source.ObjectID][]source.TreeEntry
 	blobs map[source.ObjectID][]byte
 }
 
 func loadNotes(ctx context.Context, objs Objects) (*notes, error) {
-	n := &notes{ctx: ctx, objs: objs, index: map[string]source.ObjectID{},
-		trees: map[source.ObjectID][]source.TreeEntry{}, blobs: map[source.ObjectID][]byte{}}
+	n := &notes{ctx: ctx, objs: objs, index: map[string]source.ObjectID{}, blobs: map[source.ObjectID][]byte{}}
 	id, ok, err := objs.RefID(ctx, string(NotesRef))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", NotesRef, err)
@@ -63,14 +62,10 @@ func loadNotes(ctx context.Context, objs Objects) (*notes, error) {
 }
 
 func (n *notes) tree(id source.ObjectID) ([]source.TreeEntry, error) {
-	if t, ok := n.trees[id]; ok {
-		return t, nil
-	}
 	t, err := n.objs.ReadTree(n.ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("notes tree: %w", err)
 	}
-	n.trees[id] = t
 	return t, nil
 }
 
@@ -171,7 +166,7 @@ func (n *notes) history(visit func(*source.Commit) error) error {
 			seen[p] = true
 			pc, err := n.objs.ReadCommit(n.ctx, p)
 			if err != nil {
-				return fmt.Errorf("walk %s history: %w", NotesRef, err)
+				return err
 			}
 			stack = append(stack, pc)
 		}

@@ -57,11 +57,14 @@ func TestLogAndVerifyEveryRepository(t *testing.T) {
 			dir, cs := tt.make(t)
 			g := gittest.Init(t, dir) // reinitializing keeps the repository; its commands get the fixture's env
 			wantGit := len(tt.backends) == 2
-			if repo, err := source.Open(dir); err != nil || (repo.Backend() == source.BackendCLI) != wantGit {
-				t.Fatalf("the fixture is not what it claims: opened with %q (%v)", repo.Backend(), err)
-			} else {
-				repo.Close()
+			repo, err := source.Open(dir)
+			if err != nil {
+				t.Fatal(err)
 			}
+			if backend := repo.Backend(); (backend == source.BackendCLI) != wantGit {
+				t.Fatalf("the fixture is not what it claims: opened with %q", backend)
+			}
+			repo.Close()
 			if wantGit {
 				// go-git cannot read it: the chain is walked through the git CLI.
 				t.Setenv(source.BackendEnv, source.BackendGoGit)
