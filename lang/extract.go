@@ -341,12 +341,12 @@ func leadingDoc(text string) string {
 	var doc string
 	switch {
 	case strings.HasPrefix(text, "/*"):
-		end := strings.Index(text, "*/")
+		end := strings.Index(text[2:], "*/") // "/*/" does not close
 		if end < 0 {
 			return ""
 		}
 		var lines []string
-		for _, l := range strings.Split(text[2:end], "\n") {
+		for _, l := range strings.Split(text[2:2+end], "\n") {
 			l = strings.TrimSpace(l)
 			l = strings.TrimLeft(l, "*!")
 			lines = append(lines, strings.TrimSpace(l))
