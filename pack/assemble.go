@@ -67,7 +67,7 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 		} else if int64(len(text)) > l.MaxContentBytes {
 			_, hunks := splitDiff(text)
 			for _, h := range hunks {
-				c.OmittedHunks = append(c.OmittedHunks, HunkSummary{Header: strings.TrimSpace(h.header), Added: h.added, Deleted: h.deleted})
+				c.OmittedHunks = append(c.OmittedHunks, HunkSummary{Header: h.rangeHeader(), Added: h.added, Deleted: h.deleted})
 			}
 			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
 			out = append(out, c)

@@ -25,6 +25,9 @@ type hunk struct {
 // HunkSummary stands for a hunk of a change whose lines are not in the pack
 // (the budget could not hold them): where it is and how big.
 type HunkSummary struct {
+	// Header is the hunk's line ranges, "@@ -a,b +c,d @@", without the
+	// section heading a diff puts after them: that heading is a line of the
+	// file, and the hunk's lines are exactly what the pack does not send.
 	Header  string `json:"header"`
 	Added   int    `json:"added"`
 	Deleted int    `json:"deleted"`
@@ -122,6 +125,18 @@ func parseHunk(text string) hunk {
 		h.lo, h.hi = 0, 0
 	}
 	return h
+}
+
+// rangeHeader is the hunk's "@@ -a,b +c,d @@" rebuilt from its numbers (a
+// count of 1 omitted, as git writes it): never any text of the file.
+func (h hunk) rangeHeader() string {
+	r := func(start, n int) string {
+		if n == 1 {
+			return strconv.Itoa(start)
+		}
+		return strconv.Itoa(start) + "," + strconv.Itoa(n)
+	}
+	return "@@ -" + r(h.oldStart, h.oldLines) + " +" + r(h.newStart, h.newLines) + " @@"
 }
 
 // hunkRange parses "a,b" (or "a", meaning one line).
