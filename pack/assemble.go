@@ -448,10 +448,19 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, limit, used int) error {
 	return err
 }
 
-// directoryTree builds the condensed directory tree and counts directories.
+// maxTreeDepth is how many directory levels directory_tree shows. A deeper
+// directory is folded into its ancestor at this depth, which then counts the
+// files of its whole subtree: a repository's nesting must not become the
+// pack's (a 5,000-deep path would nest the JSON 10,000 levels, past what
+// decoders accept, and repeat its growing path 5,000 times).
+const maxTreeDepth = 12
+
+// directoryTree builds the condensed directory tree (depth-capped at
+// maxTreeDepth) and counts directories, folded ones included.
 func directoryTree(name string, files []File) (*DirNode, int) {
 	root := &DirNode{Name: name, Path: ""}
 	nodes := map[string]*DirNode{"": root}
+	all := map[string]bool{}
 	var get func(dir string) *DirNode
 	get = func(dir string) *DirNode {
 		if n, ok := nodes[dir]; ok {
@@ -472,9 +481,22 @@ func directoryTree(name string, files []File) (*DirNode, int) {
 		if dir == "." {
 			dir = ""
 		}
-		n := get(dir)
+		shown := dir
+		if dir != "" {
+			parts := strings.Split(dir, "/")
+			for i := range parts {
+				all[strings.Join(parts[:i+1], "/")] = true
+			}
+			if len(parts) > maxTreeDepth {
+				shown = strings.Join(parts[:maxTreeDepth], "/")
+			}
+		}
+		n := get(shown)
 		n.Files++
 		n.SizeBytes += f.Size
+		if shown != dir {
+			n.Folded = true
+		}
 	}
 	var sortTree func(n *DirNode)
 	sortTree = func(n *DirNode) {
@@ -484,7 +506,7 @@ func directoryTree(name string, files []File) (*DirNode, int) {
 		}
 	}
 	sortTree(root)
-	return root, len(nodes) - 1
+	return root, len(all)
 }
 
 // Marshal is the canonical serialization: compact JSON, HTML not escaped,
