@@ -8,9 +8,7 @@ import (
 // hunk is one "@@" section of a unified diff.
 type hunk struct {
 	// text is the hunk as it appears in the diff: header line and body.
-	text string
-	// header is the "@@ -a,b +c,d @@" line without its newline.
-	header             string
+	text               string
 	oldStart, oldLines int
 	newStart, newLines int
 	added, deleted     int
@@ -90,7 +88,6 @@ func hunkStart(diff string, from int) int {
 func parseHunk(text string) hunk {
 	h := hunk{text: text}
 	first, body, _ := strings.Cut(text, "\n")
-	h.header = first
 	fields := strings.Fields(first)
 	if len(fields) >= 3 {
 		h.oldStart, h.oldLines = hunkRange(strings.TrimPrefix(fields[1], "-"))
