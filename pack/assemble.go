@@ -481,14 +481,23 @@ func directoryTree(name string, files []File) (*DirNode, int) {
 		if dir == "." {
 			dir = ""
 		}
-		shown := dir
-		if dir != "" {
-			parts := strings.Split(dir, "/")
-			for i := range parts {
-				all[strings.Join(parts[:i+1], "/")] = true
+		// Every directory is counted, from the deepest up to the first
+		// already counted (its ancestors are too): linear in new directories.
+		for d := dir; d != "" && !all[d]; {
+			all[d] = true
+			i := strings.LastIndexByte(d, '/')
+			if i < 0 {
+				break
 			}
-			if len(parts) > maxTreeDepth {
-				shown = strings.Join(parts[:maxTreeDepth], "/")
+			d = d[:i]
+		}
+		shown := dir
+		for i, seps := 0, 0; i < len(dir); i++ {
+			if dir[i] == '/' {
+				if seps++; seps == maxTreeDepth {
+					shown = dir[:i]
+					break
+				}
 			}
 		}
 		n := get(shown)
