@@ -120,22 +120,24 @@ func (t *headTree) treeOf(ctx context.Context, dir string) (ObjectID, bool, erro
 		known = known[:i]
 	}
 	tree := t.trees[known]
-	for known != dir {
-		rest := strings.TrimPrefix(dir[len(known):], "/")
-		name, _, _ := strings.Cut(rest, "/")
+	for len(known) < len(dir) {
+		start := len(known)
+		if start > 0 {
+			start++ // the "/" after known
+		}
+		end := len(dir)
+		if i := strings.IndexByte(dir[start:], '/'); i >= 0 {
+			end = start + i
+		}
 		entries, err := t.r.b.tree(ctx, tree)
 		if err != nil {
 			return "", false, err
 		}
-		e := entryNamed(entries, name)
+		e := entryNamed(entries, dir[start:end])
 		if e == nil || e.Mode != filemode.Dir {
 			return "", false, nil
 		}
-		if known != "" {
-			known += "/"
-		}
-		known += name
-		tree = e.ID
+		known, tree = dir[:end], e.ID
 		t.trees[known] = tree
 	}
 	return tree, true, nil
