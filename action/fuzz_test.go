@@ -72,3 +72,25 @@ func FuzzAPIChange(f *testing.F) {
 		_ = changesFromAPI([]*github.CommitFile{{Filename: &name, Status: &status, PreviousFilename: &prev, Patch: &patch, Additions: &add, Deletions: &del}})
 	})
 }
+
+// FuzzClosedIssues reads the issues a pull request's body (its author's
+// text) closes: positive numbers, once each, at most maxClosedIssues.
+func FuzzClosedIssues(f *testing.F) {
+	f.Add("Fixes #12, closes: #3 and Resolved #40.\nfixes #12")
+	f.Add("close #99999999999999999999999 fix #0 fixes #-1")
+	f.Add("closes #1 closes #2 closes #3 closes #4 closes #5 closes #6 closes #7 closes #8 closes #9 closes #10 closes #11")
+	f.Add("FIXED\t#7 resolve:\n#8 \xff#9")
+	f.Fuzz(func(t *testing.T, body string) {
+		got := ClosedIssues(body)
+		if len(got) > maxClosedIssues {
+			t.Fatalf("%d issues, over %d", len(got), maxClosedIssues)
+		}
+		seen := map[int]bool{}
+		for _, n := range got {
+			if n <= 0 || seen[n] {
+				t.Fatalf("issues %v: %d", got, n)
+			}
+			seen[n] = true
+		}
+	})
+}

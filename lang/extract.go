@@ -158,11 +158,41 @@ func Extract(p, text string) *Facts {
 	case LangJava:
 		extractJava(p, text, f)
 	}
+	clampLines(f)
 	f.Symbols = symbolsOf(f)
 	f.Imports = Dedupe(f.Imports)
 	f.Frameworks = SortedSet(f.Frameworks)
 	sortSignals(f)
 	return f
+}
+
+// clampLines keeps every line range inside the file: a parser recovering
+// from a syntax error reports positions past the end (or none), and the
+// pack cuts regions along these ranges.
+func clampLines(f *Facts) {
+	last := max(f.Lines, 1)
+	clamp := func(line, end *int) {
+		*line = min(max(*line, 1), last)
+		*end = min(max(*end, *line), last)
+	}
+	for i := range f.Symbols {
+		clamp(&f.Symbols[i].Line, &f.Symbols[i].EndLine)
+	}
+	for i := range f.Funcs {
+		clamp(&f.Funcs[i].Line, &f.Funcs[i].EndLine)
+	}
+	for i := range f.Signals {
+		l := f.Signals[i].Line
+		clamp(&f.Signals[i].Line, &l)
+	}
+	for i := range f.Routes {
+		l := f.Routes[i].Line
+		clamp(&f.Routes[i].Line, &l)
+	}
+	if f.Main {
+		l := f.MainLine
+		clamp(&f.MainLine, &l)
+	}
 }
 
 // addImport records an import specifier and its reference.
@@ -311,12 +341,12 @@ func leadingDoc(text string) string {
 	var doc string
 	switch {
 	case strings.HasPrefix(text, "/*"):
-		end := strings.Index(text, "*/")
+		end := strings.Index(text[2:], "*/") // "/*/" does not close
 		if end < 0 {
 			return ""
 		}
 		var lines []string
-		for _, l := range strings.Split(text[2:end], "\n") {
+		for _, l := range strings.Split(text[2:2+end], "\n") {
 			l = strings.TrimSpace(l)
 			l = strings.TrimLeft(l, "*!")
 			lines = append(lines, strings.TrimSpace(l))

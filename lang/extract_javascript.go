@@ -651,6 +651,9 @@ func jsFuncs(s *tstream, f *Facts) {
 			if s.ident(start-1, "async") {
 				start--
 			}
+			if start < 0 {
+				start = i // "=>" opens the file: nothing names it
+			}
 			name := "arrow function"
 			nameIdx := start
 			if (s.punct(start-1, "=") || s.punct(start-1, ":")) && s.isName(start-2) {

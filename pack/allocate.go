@@ -367,7 +367,7 @@ func anyKept(st *changeState) bool {
 
 // hunkSummary stands for a hunk that is not sent.
 func hunkSummary(st *changeState, h hunk) HunkSummary {
-	s := HunkSummary{Header: strings.TrimSpace(h.header), Added: h.added, Deleted: h.deleted}
+	s := HunkSummary{Header: h.rangeHeader(), Added: h.added, Deleted: h.deleted}
 	if st.facts != nil && h.lo > 0 {
 		if sym, ok := lang.Enclosing(st.facts.Symbols, h.lo, h.hi); ok {
 			s.Symbol = sym.Name

@@ -67,7 +67,7 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 		} else if int64(len(text)) > l.MaxContentBytes {
 			_, hunks := splitDiff(text)
 			for _, h := range hunks {
-				c.OmittedHunks = append(c.OmittedHunks, HunkSummary{Header: strings.TrimSpace(h.header), Added: h.added, Deleted: h.deleted})
+				c.OmittedHunks = append(c.OmittedHunks, HunkSummary{Header: h.rangeHeader(), Added: h.added, Deleted: h.deleted})
 			}
 			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
 			out = append(out, c)
@@ -448,10 +448,19 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, limit, used int) error {
 	return err
 }
 
-// directoryTree builds the condensed directory tree and counts directories.
+// maxTreeDepth is how many directory levels directory_tree shows. A deeper
+// directory is folded into its ancestor at this depth, which then counts the
+// files of its whole subtree: a repository's nesting must not become the
+// pack's (a 5,000-deep path would nest the JSON 10,000 levels, past what
+// decoders accept, and repeat its growing path 5,000 times).
+const maxTreeDepth = 12
+
+// directoryTree builds the condensed directory tree (depth-capped at
+// maxTreeDepth) and counts directories, folded ones included.
 func directoryTree(name string, files []File) (*DirNode, int) {
 	root := &DirNode{Name: name, Path: ""}
 	nodes := map[string]*DirNode{"": root}
+	all := map[string]bool{}
 	var get func(dir string) *DirNode
 	get = func(dir string) *DirNode {
 		if n, ok := nodes[dir]; ok {
@@ -472,9 +481,31 @@ func directoryTree(name string, files []File) (*DirNode, int) {
 		if dir == "." {
 			dir = ""
 		}
-		n := get(dir)
+		// Every directory is counted, from the deepest up to the first
+		// already counted (its ancestors are too): linear in new directories.
+		for d := dir; d != "" && !all[d]; {
+			all[d] = true
+			i := strings.LastIndexByte(d, '/')
+			if i < 0 {
+				break
+			}
+			d = d[:i]
+		}
+		shown := dir
+		for i, seps := 0, 0; i < len(dir); i++ {
+			if dir[i] == '/' {
+				if seps++; seps == maxTreeDepth {
+					shown = dir[:i]
+					break
+				}
+			}
+		}
+		n := get(shown)
 		n.Files++
 		n.SizeBytes += f.Size
+		if shown != dir {
+			n.Folded = true
+		}
 	}
 	var sortTree func(n *DirNode)
 	sortTree = func(n *DirNode) {
@@ -484,7 +515,7 @@ func directoryTree(name string, files []File) (*DirNode, int) {
 		}
 	}
 	sortTree(root)
-	return root, len(nodes) - 1
+	return root, len(all)
 }
 
 // Marshal is the canonical serialization: compact JSON, HTML not escaped,

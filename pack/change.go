@@ -127,7 +127,7 @@ func (u *unit) isHunk() bool { return u.ch != nil }
 func (u *unit) describe() string {
 	if u.isHunk() {
 		h := u.ch.hunks[u.hunk]
-		return fmt.Sprintf("%s: hunk %s (+%d −%d)", u.ch.c.Path, strings.TrimSpace(h.header), h.added, h.deleted)
+		return fmt.Sprintf("%s: hunk %s (+%d −%d)", u.ch.c.Path, h.rangeHeader(), h.added, h.deleted)
 	}
 	what := classNames[u.class]
 	if u.start > 0 {

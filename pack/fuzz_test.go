@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -52,17 +53,24 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// FuzzTruncate cuts text a repository controls with the line counts a
-// valid policy allows (policy.MaxPreserveLines): the result is within the
-// byte limit plus the marker, its kept spans lie inside the text in order,
-// and an untouched text comes back whole.
+// FuzzTruncate cuts text a repository controls with any line counts and
+// byte limit, extreme ones included (a policy allows up to
+// policy.MaxPreserveLines; truncate clamps whatever it is given): the result
+// is within the byte limit plus the marker, its kept spans lie inside the
+// text in order, and an untouched text comes back whole.
 func FuzzTruncate(f *testing.F) {
 	f.Add(strings.Repeat("line of text\n", 300), int64(1000), 100, 50)
 	f.Add("no newline at all but long enough to be cut", int64(10), 1, 1)
 	f.Add("\n\n\n\n", int64(1), 0, 0)
 	f.Add("ü\nü\nü\n", int64(3), 1000000, 1000000)
+	f.Add("a\nb\nc\nd\n", int64(2), math.MaxInt, math.MaxInt)
+	f.Add("a\nb\nc\nd\n", int64(2), math.MaxInt-1, 2)
+	f.Add("a\nb\nc\nd\n", int64(2), math.MinInt, math.MinInt)
+	f.Add("a\nb\nc\nd\n", int64(math.MinInt64), 1, 1)
+	f.Add("a\nb\nc\nd\n", int64(math.MaxInt64), 1, 1)
+	f.Add(strings.Repeat("x", 100), int64(0), policy.MaxPreserveLines, policy.MaxPreserveLines)
 	f.Fuzz(func(t *testing.T, text string, maxBytes int64, head, tail int) {
-		if maxBytes < 1 || head < 0 || tail < 0 || head > policy.MaxPreserveLines || tail > policy.MaxPreserveLines || !utf8.ValidString(text) {
+		if !utf8.ValidString(text) {
 			return
 		}
 		out, spans, cut := truncate(text, maxBytes, head, tail)
@@ -72,7 +80,7 @@ func FuzzTruncate(f *testing.F) {
 			}
 			return
 		}
-		if int64(len(out)) > maxBytes+int64(len(TruncationMarker)) && int64(len(text)) > maxBytes {
+		if int64(len(out)) > max(maxBytes, 0)+int64(len(TruncationMarker)) {
 			t.Fatalf("cut to %d bytes, over %d plus the marker", len(out), maxBytes)
 		}
 		last := 0

@@ -8,9 +8,7 @@ import (
 // hunk is one "@@" section of a unified diff.
 type hunk struct {
 	// text is the hunk as it appears in the diff: header line and body.
-	text string
-	// header is the "@@ -a,b +c,d @@" line without its newline.
-	header             string
+	text               string
 	oldStart, oldLines int
 	newStart, newLines int
 	added, deleted     int
@@ -25,6 +23,9 @@ type hunk struct {
 // HunkSummary stands for a hunk of a change whose lines are not in the pack
 // (the budget could not hold them): where it is and how big.
 type HunkSummary struct {
+	// Header is the hunk's line ranges, "@@ -a,b +c,d @@", without the
+	// section heading a diff puts after them: that heading is a line of the
+	// file, and the hunk's lines are exactly what the pack does not send.
 	Header  string `json:"header"`
 	Added   int    `json:"added"`
 	Deleted int    `json:"deleted"`
@@ -87,7 +88,6 @@ func hunkStart(diff string, from int) int {
 func parseHunk(text string) hunk {
 	h := hunk{text: text}
 	first, body, _ := strings.Cut(text, "\n")
-	h.header = first
 	fields := strings.Fields(first)
 	if len(fields) >= 3 {
 		h.oldStart, h.oldLines = hunkRange(strings.TrimPrefix(fields[1], "-"))
@@ -122,6 +122,18 @@ func parseHunk(text string) hunk {
 		h.lo, h.hi = 0, 0
 	}
 	return h
+}
+
+// rangeHeader is the hunk's "@@ -a,b +c,d @@" rebuilt from its numbers (a
+// count of 1 omitted, as git writes it): never any text of the file.
+func (h hunk) rangeHeader() string {
+	r := func(start, n int) string {
+		if n == 1 {
+			return strconv.Itoa(start)
+		}
+		return strconv.Itoa(start) + "," + strconv.Itoa(n)
+	}
+	return "@@ -" + r(h.oldStart, h.oldLines) + " +" + r(h.newStart, h.newLines) + " @@"
 }
 
 // hunkRange parses "a,b" (or "a", meaning one line).

@@ -63,7 +63,9 @@ func truncate(text string, maxBytes int64, head, tail int) (string, []span, bool
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if head+tail >= len(lines) {
+	// Any counts, even ones no policy allows: clamped before they are added.
+	head, tail = min(max(head, 0), len(lines)), min(max(tail, 0), len(lines))
+	if head >= len(lines)-tail {
 		head, tail = len(lines), 0
 	}
 	headEnd := 0
@@ -74,10 +76,7 @@ func truncate(text string, maxBytes int64, head, tail int) (string, []span, bool
 	for i := len(lines) - 1; i >= len(lines)-tail && i >= head; i-- {
 		tailStart -= len(lines[i])
 	}
-	budget := int(maxBytes) - len(TruncationMarker)
-	if budget < 0 {
-		budget = 0
-	}
+	budget := int(min(max(max(maxBytes, 0)-int64(len(TruncationMarker)), 0), int64(len(text))))
 	if headEnd+(len(text)-tailStart) > budget {
 		// Long lines: keep two thirds of the budget at the head, one third at the tail.
 		h := budget * 2 / 3

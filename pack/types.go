@@ -323,13 +323,17 @@ type Totals struct {
 }
 
 // DirNode is seed 000's DirectoryNode, condensed: directories only, each with
-// the number and size of the files directly in it (file_index lists the files).
+// the number and size of the files directly in it (file_index lists the
+// files), at most maxTreeDepth levels deep.
 type DirNode struct {
 	Name      string     `json:"name"`
 	Path      string     `json:"path"`
 	Files     int        `json:"files"`
 	SizeBytes int64      `json:"size_bytes"`
 	Children  []*DirNode `json:"children,omitempty"`
+	// Folded is set on a directory at the depth cap (maxTreeDepth) that has
+	// deeper directories: its files and size_bytes count its whole subtree.
+	Folded bool `json:"folded,omitempty"`
 }
 
 // RepoSummary is seed 000's RepoSummary.

@@ -126,26 +126,32 @@ func TestHistoryScanReadsBoundedBlobs(t *testing.T) {
 	g.Write("big.sql", strings.Repeat("INSERT INTO t VALUES (1);\n", 400)+"-- "+f.GitHub+"\n")
 	g.Write("small.env", "TOKEN="+f.Stripe+"\n")
 	big := g.Commit("big dump")
-	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Base: base, Head: "HEAD"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var skipped []audit.Check
-	for _, c := range run.Verdict.Skipped {
-		if c.Code == audit.CodeHistoryBlobSkipped {
-			skipped = append(skipped, c)
+	// A range and a single commit read the commit's blobs the same way.
+	for _, opts := range []PackOptions{
+		{Dir: g.Dir, Base: base, Head: "HEAD"},
+		{Dir: g.Dir, Commit: "HEAD"},
+	} {
+		run, err := Execute(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(skipped) != 1 || skipped[0].Details["path"] != "big.sql" || skipped[0].Details["commit"] != big {
-		t.Fatalf("skipped %+v", run.Verdict.Skipped)
-	}
-	for _, h := range run.History {
-		if h.Path == "big.sql" {
-			t.Fatalf("the big blob was scanned: %+v", h)
+		var skipped []audit.Check
+		for _, c := range run.Verdict.Skipped {
+			if c.Code == audit.CodeHistoryBlobSkipped {
+				skipped = append(skipped, c)
+			}
 		}
-	}
-	if !slices.ContainsFunc(run.History, func(h HistoryFinding) bool { return h.Path == "small.env" }) {
-		t.Fatalf("the small file's secret was not found: %+v", run.History)
+		if len(skipped) != 1 || skipped[0].Details["path"] != "big.sql" || skipped[0].Details["commit"] != big {
+			t.Fatalf("%+v: skipped %+v", opts, run.Verdict.Skipped)
+		}
+		for _, h := range run.History {
+			if h.Path == "big.sql" {
+				t.Fatalf("%+v: the big blob was scanned: %+v", opts, h)
+			}
+		}
+		if !slices.ContainsFunc(run.History, func(h HistoryFinding) bool { return h.Path == "small.env" }) {
+			t.Fatalf("%+v: the small file's secret was not found: %+v", opts, run.History)
+		}
 	}
 }
 

@@ -27,6 +27,10 @@ type headTree struct {
 	once  sync.Once
 	paths []string
 	err   error
+
+	mu sync.Mutex
+	// trees are the directories looked up so far: raw path → tree.
+	trees map[string]ObjectID
 }
 
 func (r *Repo) headTree(commit *Commit) *headTree {
@@ -71,16 +75,12 @@ func (t *headTree) Dir(ctx context.Context, dir string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tree := t.commit.Tree
-	if dir != "" {
-		e, err := t.r.entryAt(ctx, t.commit, RawPath(dir))
-		if err != nil {
-			return nil, fmt.Errorf("look up %s in the tree of %s: %w", dir, t.commit.ID.Short(), err)
-		}
-		if e == nil || e.Mode != filemode.Dir {
-			return nil, nil
-		}
-		tree = e.ID
+	tree, ok, err := t.treeOf(ctx, RawPath(dir))
+	if err != nil {
+		return nil, fmt.Errorf("look up %s in the tree of %s: %w", dir, t.commit.ID.Short(), err)
+	}
+	if !ok {
+		return nil, nil
 	}
 	entries, err := t.r.b.tree(ctx, tree)
 	if err != nil {
@@ -95,6 +95,52 @@ func (t *headTree) Dir(ctx context.Context, dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// treeOf returns the tree of the directory dir (a raw path), walking down
+// from its deepest ancestor already looked up: listing every ancestor of a
+// path 5,000 directories deep reads 5,000 trees, not 12.5 million.
+func (t *headTree) treeOf(ctx context.Context, dir string) (ObjectID, bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.trees == nil {
+		t.trees = map[string]ObjectID{"": t.commit.Tree}
+	}
+	dir = strings.Join(splitPath(dir), "/")
+	known := dir
+	for {
+		if _, ok := t.trees[known]; ok {
+			break
+		}
+		i := strings.LastIndexByte(known, '/')
+		if i < 0 {
+			known = ""
+			break
+		}
+		known = known[:i]
+	}
+	tree := t.trees[known]
+	for len(known) < len(dir) {
+		start := len(known)
+		if start > 0 {
+			start++ // the "/" after known
+		}
+		end := len(dir)
+		if i := strings.IndexByte(dir[start:], '/'); i >= 0 {
+			end = start + i
+		}
+		entries, err := t.r.b.tree(ctx, tree)
+		if err != nil {
+			return "", false, err
+		}
+		e := entryNamed(entries, dir[start:end])
+		if e == nil || e.Mode != filemode.Dir {
+			return "", false, nil
+		}
+		known, tree = dir[:end], e.ID
+		t.trees[known] = tree
+	}
+	return tree, true, nil
 }
 
 // File returns the tree's entry at p.
