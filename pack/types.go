@@ -265,7 +265,8 @@ type Budget struct {
 	EstimatedTokens int    `json:"estimated_tokens"`
 	TokenEncoding   string `json:"token_encoding"`
 	// MaxTokens is a change pack's token budget (limits.max_tokens, or
-	// sized to the change).
+	// sized to the change), or the explicit limits.max_tokens any other
+	// pack was fitted to.
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Cut lists what the budget left out (hunks are summarised in their
 	// change's omitted_hunks), up to 20 entries and a count of the rest.
