@@ -242,9 +242,10 @@ func (a *allocation) assemble() {
 		c := *st.c
 		c.OmittedHunks = nil
 		if st.asContent {
-			// An added file's diff is its content: sent as items.
-			c.Diff, c.Redactions, c.DiffInContent = "", nil, st.e.row.Included
-			if !c.DiffInContent {
+			// An added file's diff is its content: sent as items (so is
+			// the new text of a changed file git gives no diff of).
+			c.Diff, c.Redactions, c.DiffInContent = "", nil, st.e.row.Included && c.Status == "added"
+			if !st.e.row.Included {
 				c.DiffWithheld = ReasonSizeLimit
 				for _, h := range st.hunks {
 					c.OmittedHunks = append(c.OmittedHunks, hunkSummary(st, h))
@@ -299,7 +300,11 @@ func (a *allocation) assemble() {
 		if !e.row.Included {
 			if st, ok := changed[e.file.Path]; ok {
 				e.row.Reason, e.row.Detail = ReasonDiffOnly, "the change is in the pack as its diff"
-				if len(st.hunks) == 0 || !anyKept(st) {
+				if len(st.hunks) == 0 && !st.asContent {
+					// A rename or mode change: no line changed, and the
+					// budget had nothing of it to cut.
+					e.row.Detail = "the change (no changed lines: a rename or mode change) is in the pack's changes"
+				} else if !anyKept(st) {
 					e.row.Reason, e.row.Detail, e.budgetCut = ReasonSizeLimit, fmt.Sprintf("did not fit the token budget (%s)", th(a.budget)), true
 				}
 			} else {

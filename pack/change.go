@@ -89,8 +89,8 @@ type changeState struct {
 	// kept says which hunks are sent.
 	kept []bool
 	rank int
-	// asContent: an added text file, sent as content items (chunks)
-	// instead of a diff of "+" lines.
+	// asContent: an added text file (or a changed one git calls binary),
+	// sent as content items (chunks) instead of a diff of "+" lines.
 	asContent bool
 	chunks    int
 }
@@ -321,7 +321,11 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 		case 2:
 			hunkClass, regionClass = classOtherHunk, -1
 		}
-		if st.c.Status == "added" && st.e != nil && len(st.hunks) > 0 {
+		// An added file is sent as its content. So is a changed file git
+		// calls binary that reads as text here (UTF-16 with a BOM, say):
+		// git gives no diff of it, and its new text is the change.
+		textNotDiffed := st.c.Binary && len(st.hunks) == 0 && st.c.Status != "deleted"
+		if st.e != nil && (st.c.Status == "added" && len(st.hunks) > 0 || textNotDiffed) {
 			st.asContent = true
 			n := lang.CountLines(st.e.original)
 			for lo := 1; lo <= n; lo += addedChunkLines {

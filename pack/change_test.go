@@ -209,3 +209,63 @@ func TestAddedFileChunks(t *testing.T) {
 		t.Fatalf("change = %+v", p.Changes[0])
 	}
 }
+
+// utf16 encodes s as UTF-16LE with a byte-order mark: git calls it binary
+// (it has NUL bytes), ctxpack decodes it as text.
+func utf16(s string) string {
+	b := []byte{0xFF, 0xFE}
+	for _, r := range s {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return string(b)
+}
+
+// A changed file git calls binary but ctxpack reads as text is sent as its
+// content, like an added file, never excluded as "did not fit" by a budget
+// with room to spare.
+func TestTextGitCallsBinaryIsSent(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# x\n")
+	g.Write("notes.txt", utf16("first line\nsecond line\n"))
+	g.Commit("base")
+	g.Write("hello.txt", utf16("hello from a UTF-16 file\nwith two lines\n"))
+	g.Write("notes.txt", utf16("first line\nsecond line, edited\n"))
+	g.Commit("add a UTF-16 file, edit another")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	for _, c := range []struct {
+		path, text string
+		added      bool
+	}{
+		{"hello.txt", "hello from a UTF-16 file\nwith two lines\n", true},
+		{"notes.txt", "first line\nsecond line, edited\n", false},
+	} {
+		it, ok := item(p, c.path)
+		if !ok || it.Content != c.text || it.Role != pack.RolePrimary || strings.Join(it.Relationship, ",") != pack.RelChanged {
+			t.Errorf("%s: item %+v (index %+v)", c.path, it, index(p)[c.path])
+		}
+		for _, ch := range p.Changes {
+			if ch.Path == c.path && (!ch.Binary || ch.DiffInContent != c.added || ch.DiffWithheld != "") {
+				t.Errorf("%s: change %+v", c.path, ch)
+			}
+		}
+	}
+	if len(p.Budget.Cut) > 0 || p.Budget.Truncated {
+		t.Errorf("budget %+v", p.Budget)
+	}
+}
+
+// A rename without changed lines is in the pack's changes; its file is not
+// said to have missed a budget it never competed for.
+func TestPureRenameIsNotABudgetCut(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# x\n")
+	g.Write("docs/old.md", "# Guide\n\nRead me.\n")
+	g.Commit("base")
+	g.Git("mv", "docs/old.md", "docs/new.md")
+	g.Commit("rename")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	e := index(p)["docs/new.md"]
+	if e.ExclusionReason != pack.ReasonDiffOnly || len(p.Budget.Cut) > 0 {
+		t.Fatalf("docs/new.md: %+v, cut %q", e, p.Budget.Cut)
+	}
+}
