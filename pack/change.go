@@ -188,6 +188,56 @@ func IsBoilerplate(p string) bool {
 	return false
 }
 
+// toolConfigNames are the configuration files of tools around the code —
+// linters and formatters, CI, coverage, release, editors, version pins and
+// bots — which tell a reviewer nothing about a change they are not part of.
+var toolConfigNames = set(
+	// linters and formatters
+	".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json", ".eslintrc", ".eslintrc.js", ".eslintrc.cjs",
+	".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml", "eslint.config.js", "eslint.config.mjs", "eslint.config.cjs",
+	".eslintignore", ".prettierrc", ".prettierrc.json", ".prettierrc.yml", ".prettierrc.yaml", ".prettierrc.js",
+	"prettier.config.js", ".stylelintrc", ".stylelintrc.json", ".markdownlint.json", ".markdownlint.yaml",
+	".markdownlint.yml", ".markdownlintignore", ".yamllint", ".yamllint.yml", ".yamllint.yaml", ".flake8", ".pylintrc",
+	"pylintrc", ".rubocop.yml", ".clang-format", ".clang-tidy", "rustfmt.toml", ".rustfmt.toml", "clippy.toml",
+	".jshintrc", ".jscsrc", ".swiftlint.yml", ".hadolint.yaml", ".shellcheckrc", "ruff.toml", ".ruff.toml", ".isort.cfg",
+	"mypy.ini", ".mypy.ini", ".codespellrc", "_typos.toml", ".typos.toml", ".commitlintrc", ".commitlintrc.json",
+	"commitlint.config.js", ".lintstagedrc", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "biome.json",
+	".dprint.json", ".golangci-lint.yml", ".revive.toml", "revive.toml", ".gofumpt.toml", ".spellcheck.yml",
+	// CI
+	".travis.yml", "appveyor.yml", ".appveyor.yml", ".gitlab-ci.yml", "azure-pipelines.yml", "jenkinsfile", ".drone.yml",
+	"bitbucket-pipelines.yml", "cloudbuild.yaml", ".cirrus.yml", ".woodpecker.yml",
+	// coverage
+	"codecov.yml", ".codecov.yml", "codecov.yaml", ".codecov.yaml", ".coveragerc", ".nycrc", ".nycrc.json", ".nycrc.yml",
+	".c8rc", ".c8rc.json", ".coveralls.yml",
+	// release
+	".goreleaser.yml", ".goreleaser.yaml", "goreleaser.yml", "goreleaser.yaml", ".releaserc", ".releaserc.json",
+	".releaserc.yml", "release.config.js", "release-please-config.json", ".release-please-manifest.json", ".promu.yml",
+	".versionrc", ".versionrc.json",
+	// editors, environments and version pins
+	".gitpod.yml", ".npmrc", ".nvmrc", ".node-version", ".python-version", ".ruby-version", ".tool-versions", ".yarnrc",
+	".yarnrc.yml", ".readthedocs.yaml", ".readthedocs.yml",
+	// bots
+	"renovate.json", "renovate.json5", ".renovaterc", ".renovaterc.json", "dependabot.yml", "dependabot.yaml", ".mergify.yml",
+	".kodiak.toml", ".snyk", ".stale.yml", ".allcontributorsrc", ".pullapprove.yml", "security-insights.yml")
+
+// toolConfigDirs are directories that hold only tool configuration: CI
+// workflows, bots, editor and dev-container settings.
+var toolConfigDirs = []string{".github/", ".circleci/", ".buildkite/", ".devcontainer/", ".vscode/", ".idea/", ".husky/", ".changeset/"}
+
+// isToolConfig reports whether p is tool configuration (toolConfigNames,
+// toolConfigDirs).
+func isToolConfig(p string) bool {
+	if toolConfigNames[strings.ToLower(path.Base(p))] {
+		return true
+	}
+	for _, d := range toolConfigDirs {
+		if strings.HasPrefix(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
 // buildChange builds the Full pack of a change under the token budget.
 func (b *builder) buildChange(ctx context.Context, changes []Change, manifest Manifest) (*Pack, error) {
 	intent := b.intent
@@ -381,7 +431,10 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 		if e.row.Reason != "" || changed[e.file.Path] {
 			continue
 		}
-		if IsBoilerplate(e.file.Path) || isGeneratedPath(e.file.Path) || generatedText(e.original) {
+		if len(inPack[e]) > 0 {
+			continue // planned already (the intent names it, or a relation)
+		}
+		if IsBoilerplate(e.file.Path) || isToolConfig(e.file.Path) || isGeneratedPath(e.file.Path) || generatedText(e.original) {
 			e.row.Reason, e.row.Detail = ReasonBoilerplate, "unchanged "+boilerplateWhat(e.file.Path)+": sent only when it changes"
 			continue
 		}
@@ -422,7 +475,7 @@ func boilerplateWhat(p string) string {
 		return "changelog"
 	case isGeneratedPath(p):
 		return "generated file"
-	case strings.HasPrefix(base, "."):
+	case strings.HasPrefix(base, ".") || isToolConfig(p):
 		return "tool configuration"
 	}
 	return "project boilerplate"
@@ -432,7 +485,7 @@ func boilerplateWhat(p string) string {
 func (b *builder) chooseKeyFiles() {
 	var cands []*entry
 	for _, e := range b.entries {
-		if e.row.Reason == "" && e.importance != "" && !IsBoilerplate(e.file.Path) {
+		if e.row.Reason == "" && e.importance != "" && !IsBoilerplate(e.file.Path) && !isToolConfig(e.file.Path) {
 			cands = append(cands, e)
 		}
 	}

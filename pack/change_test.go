@@ -269,3 +269,35 @@ func TestPureRenameIsNotABudgetCut(t *testing.T) {
 		t.Fatalf("docs/new.md: %+v, cut %q", e, p.Budget.Cut)
 	}
 }
+
+// Unchanged tool configuration (linters, CI, coverage, release, bots) never
+// rides along with a change, whatever room the budget has left.
+func TestToolConfigNeverRidesAlong(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/web\n\ngo 1.22\n\nrequire example.com/x v1.0.0\n")
+	g.Write("go.sum", "example.com/x v1.0.0 h1:aaaa=\n")
+	g.Write("web.go", "package web\n\n// Serve serves.\nfunc Serve() {}\n")
+	configs := []string{".golangci.yml", "codecov.yml", ".goreleaser.yaml", "renovate.json", ".travis.yml", ".pre-commit-config.yaml",
+		".github/workflows/api-test.yml", ".github/dependabot.yml", ".vscode/settings.json"}
+	for _, p := range configs {
+		g.Write(p, "# "+p+"\n"+strings.Repeat("setting: value\n", 20))
+	}
+	g.Commit("base")
+	g.Write("go.mod", "module example.com/web\n\ngo 1.22\n\nrequire example.com/x v1.1.0\n")
+	g.Write("go.sum", "example.com/x v1.1.0 h1:bbbb=\n")
+	g.Commit("bump example.com/x to v1.1.0")
+	for _, scope := range []string{"change", "tree"} {
+		_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: scope})
+		for _, path := range configs {
+			if _, ok := item(p, path); ok {
+				t.Errorf("scope %s: %s sent", scope, path)
+			}
+			if e, ok := index(p)[path]; ok && e.ExclusionReason != pack.ReasonBoilerplate {
+				t.Errorf("scope %s: %s: %+v", scope, path, e)
+			}
+		}
+		if _, ok := item(p, "web.go"); !ok {
+			t.Errorf("scope %s: web.go (the rest of the snapshot) not sent: the budget had room", scope)
+		}
+	}
+}
