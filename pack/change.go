@@ -165,9 +165,10 @@ func generatedText(text string) bool {
 }
 
 // boilerplateNames are files that ride along nowhere unless they changed:
-// licences, notices, author lists, codes of conduct, changelogs, lockfiles.
+// licences, notices, author lists, codes of conduct and contributing
+// guides, changelogs, lockfiles.
 var boilerplateNames = set("license", "licence", "copying", "notice", "authors", "contributors", "maintainers",
-	"code_of_conduct", "changelog", "changes", "history", "news", "patents", "security", "codeowners",
+	"code_of_conduct", "contributing", "governance", "changelog", "changes", "history", "news", "patents", "security", "codeowners",
 	"go.sum", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "cargo.lock", "poetry.lock",
 	"pipfile.lock", "composer.lock", "gemfile.lock", "uv.lock", "bun.lockb", "gradle.lockfile", "flake.lock",
 	".gitignore", ".gitattributes", ".editorconfig", ".mailmap", ".dockerignore", ".npmignore", ".prettierignore")
