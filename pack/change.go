@@ -536,7 +536,13 @@ func changeRegions(st *changeState) []*unit {
 			regions = append(regions, region{max(s.Line, lo-regionContext), min(s.EndLine, hi+regionContext, n), s.Name, s.Kind, true, true})
 			continue
 		}
-		regions = append(regions, region{max(1, lo-regionContext), min(n, hi+regionContext), "", "", false, false})
+		// Outside any definition: the change may be a whole new one (an
+		// added function with the blank line before it), which names it.
+		r := region{max(1, lo-regionContext), min(n, hi+regionContext), "", "", false, false}
+		if s, ok := soleDefinition(syms, lo, hi); ok {
+			r.sym, r.kind = s.Name, s.Kind
+		}
+		regions = append(regions, r)
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i].lo < regions[j].lo })
 	var merged []region
@@ -563,6 +569,34 @@ func changeRegions(st *changeState) []*unit {
 		out = append(out, &u)
 	}
 	return out
+}
+
+// soleDefinition is the one outermost definition that lines lo..hi hold
+// whole, when no definition lies only partly in them.
+func soleDefinition(syms []lang.Symbol, lo, hi int) (lang.Symbol, bool) {
+	var whole []lang.Symbol
+	for _, s := range lang.Overlapping(syms, lo, hi) {
+		if s.Line < lo || s.EndLine > hi {
+			return lang.Symbol{}, false
+		}
+		whole = append(whole, s)
+	}
+	var outer []lang.Symbol
+	for _, s := range whole {
+		nested := false
+		for _, o := range whole {
+			if o != s && o.Line <= s.Line && s.EndLine <= o.EndLine && (o.Line != s.Line || o.EndLine != s.EndLine) {
+				nested = true
+			}
+		}
+		if !nested {
+			outer = append(outer, s)
+		}
+	}
+	if len(outer) != 1 {
+		return lang.Symbol{}, false
+	}
+	return outer[0], true
 }
 
 // hunksCover reports whether lines lo..hi of the new file are all shown by
@@ -834,7 +868,9 @@ func (b *builder) regionItem(u *unit) Item {
 		Symbol:            u.symbol,
 		SymbolType:        u.kind,
 		Relationship:      u.rel,
-		Distance:          u.distance,
+	}
+	if len(u.rel) > 0 {
+		it.Distance = new(u.distance)
 	}
 	if u.key {
 		it.Category, it.Importance = e.index.Category, e.importance

@@ -82,8 +82,12 @@ func plan(p *pack.Pack) string {
 	}
 	for _, group := range [][]pack.Item{p.Contents, p.KeyFiles} {
 		for _, it := range group {
-			fmt.Fprintf(&b, "item %s %s %s symbol=%s type=%s distance=%d score=%g\n", it.ID, it.Role, strings.Join(it.Relationship, ","),
-				it.Symbol, it.SymbolType, it.Distance, it.Score)
+			distance := "-"
+			if it.Distance != nil {
+				distance = fmt.Sprint(*it.Distance)
+			}
+			fmt.Fprintf(&b, "item %s %s %s symbol=%s type=%s distance=%s score=%g\n", it.ID, it.Role, strings.Join(it.Relationship, ","),
+				it.Symbol, it.SymbolType, distance, it.Score)
 		}
 	}
 	for _, e := range p.FileIndex {
@@ -299,5 +303,21 @@ func TestToolConfigNeverRidesAlong(t *testing.T) {
 		if _, ok := item(p, "web.go"); !ok {
 			t.Errorf("scope %s: web.go (the rest of the snapshot) not sent: the budget had room", scope)
 		}
+	}
+}
+
+// A function added to a long file is sent as a region named for it.
+func TestAddedFunctionRegionIsNamed(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/shop\n")
+	body := storeGo("\ts.rows[k] = v\n\treturn nil\n")
+	g.Write("store/store.go", body)
+	g.Commit("base")
+	g.Write("store/store.go", body+"\n// helper trims a key.\nfunc helper(k string) string {\n\tfor len(k) > 0 && k[0] == ' ' {\n\t\tk = k[1:]\n\t}\n\treturn k\n}\n")
+	g.Commit("add helper")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	it, ok := item(p, "store/store.go")
+	if !ok || it.Symbol != "helper" || it.SymbolType != "function" || it.Distance == nil || *it.Distance != 0 {
+		t.Fatalf("store.go region = %+v", it)
 	}
 }

@@ -218,9 +218,9 @@ type Item struct {
 	// Relationship says how the item relates to the change (changed, calls,
 	// called_by, imports, imported_by, test_of, mentioned) and Distance how
 	// far (0 the change itself, 1 the same package or a direct relation, 2
-	// elsewhere).
+	// elsewhere): set on every item with a relationship, absent on others.
 	Relationship []string `json:"relationship,omitempty"`
-	Distance     int      `json:"distance,omitempty"`
+	Distance     *int     `json:"distance,omitempty"`
 	// Score ranks the items of a change pack: 1 for the most valuable,
 	// falling with the order of value.
 	Score float64 `json:"score,omitempty"`

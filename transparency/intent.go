@@ -149,8 +149,8 @@ func rnItemRegion(it *pack.Item) string {
 	if len(it.Relationship) > 0 {
 		parts = append(parts, "relationship: "+rdJoinVisible(it.Relationship))
 	}
-	if it.Distance > 0 {
-		parts = append(parts, "distance "+strconv.Itoa(it.Distance))
+	if it.Distance != nil {
+		parts = append(parts, "distance "+strconv.Itoa(*it.Distance))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -27,7 +27,7 @@ func intentPack() *pack.Pack {
 	p.Metadata.TruncatedFiles++
 	caller := viewItem("cmd/main.go", pack.RoleRelated, "func main() { Login() }\n")
 	caller.ID, caller.StartLine, caller.EndLine = "cmd/main.go:3:3", 3, 3
-	caller.Symbol, caller.SymbolType, caller.Relationship, caller.Distance = "main", "function", []string{pack.RelCalledBy}, 2
+	caller.Symbol, caller.SymbolType, caller.Relationship, caller.Distance = "main", "function", []string{pack.RelCalledBy}, new(2)
 	p.Contents = append([]pack.Item{changed, caller}, p.Contents...)
 	p.Changes = append(p.Changes, pack.Change{Path: "auth/token.go", Status: "modified", Added: 40, Deleted: 2, DiffWithheld: pack.ReasonSizeLimit,
 		OmittedHunks: []pack.HunkSummary{{Header: "@@ -1,5 +1,45 @@", Added: 40, Deleted: 2, Symbol: "Parse"}}})
