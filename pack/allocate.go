@@ -123,10 +123,17 @@ func (a *allocation) run(ctx context.Context) error {
 	// Assemble and trim: the estimates are close, the serialization decides.
 	for round := 0; ; round++ {
 		a.assemble()
-		if _, err := Finalize(a.p); err != nil {
+		data, err := Finalize(a.p)
+		if err != nil {
 			return err
 		}
-		overTokens := a.p.Budget.EstimatedTokens - a.budget
+		// The bytes as written (pack id, counts and all), which is what
+		// the audit counts: the estimate leaves those out.
+		tokens, err := CountTokens(string(data))
+		if err != nil {
+			return err
+		}
+		overTokens := tokens - a.budget
 		overChars := 0
 		if a.chars > 0 {
 			overChars = a.p.Budget.UsedChars - a.chars

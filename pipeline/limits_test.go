@@ -99,3 +99,32 @@ func TestAuditChecksMaxTokensOfEveryPack(t *testing.T) {
 		}
 	}
 }
+
+// A pack under an explicit limit fits it as written, pack id and counts
+// included, at every limit near its size: the audit counts those bytes.
+func TestChangePackFitsItsLimitAsWritten(t *testing.T) {
+	g := manyHunkRepo(t)
+	for _, c := range []struct {
+		typ      string
+		from, to int
+	}{{"full", 3600, 3700}, {"summary", 1400, 1500}} {
+		for limit := c.from; limit <= c.to; limit += 5 {
+			checkFitsAsWritten(t, g, c.typ, limit)
+		}
+	}
+}
+
+func checkFitsAsWritten(t *testing.T, g *gittest.Repo, typ string, limit int) {
+	t.Helper()
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD", Type: typ, MaxTokens: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := pack.CountTokens(string(run.Result.JSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tokens > limit || run.Verdict.Status != audit.StatusPass {
+		t.Fatalf("%s, max_tokens %d: %d tokens as written, verdict %s", typ, limit, tokens, codes(run.Verdict.Failed))
+	}
+}
