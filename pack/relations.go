@@ -284,6 +284,9 @@ func lineSpan(text string, line int) (int, int) {
 
 // wordLines returns the 1-based lines of text holding word as a whole word.
 func wordLines(text, word string) []int {
+	if word == "" {
+		return nil // an empty word is everywhere: no line holds it as a word
+	}
 	var out []int
 	line := 1
 	for i := 0; i < len(text); {
