@@ -139,7 +139,7 @@ func (a *allocation) run(ctx context.Context) error {
 			overChars = a.p.Budget.UsedChars - a.chars
 		}
 		if overTokens <= 0 && overChars <= 0 {
-			return nil
+			return a.refill(tokens, a.p.Budget.UsedChars)
 		}
 		if !a.drop(overTokens, overChars) {
 			if overChars > 0 {
@@ -155,6 +155,79 @@ func (a *allocation) run(ctx context.Context) error {
 			return fmt.Errorf("build pack: the budget did not settle")
 		}
 	}
+}
+
+// refill takes back, in order of value, the units the room left can hold
+// by their estimates (trimming drops on estimates, and a hunk's change
+// header is not in its estimate): once, kept only if the pack still fits.
+func (a *allocation) refill(tokens, chars int) error {
+	b := a.b
+	roomTokens, roomChars := a.budget-tokens, -1
+	if a.chars > 0 {
+		roomChars = a.chars - chars
+	}
+	roomBytes := b.pol.Limits.MaxContentBytes - a.p.Budget.ContentBytes
+	headerSent := map[*changeState]bool{}
+	files := map[*entry]bool{}
+	for _, u := range a.units {
+		if !u.accepted {
+			continue
+		}
+		if u.isHunk() {
+			headerSent[u.ch] = true
+		} else {
+			files[u.e] = true
+		}
+	}
+	var taken []*unit
+	for _, u := range a.units {
+		if u.accepted {
+			continue
+		}
+		t, c, n := u.tokens, u.chars, u.bytes
+		if u.isHunk() && !headerSent[u.ch] {
+			ht, hc, err := jsonCost(u.ch.header)
+			if err != nil {
+				return err
+			}
+			t, c, n = t+ht, c+hc, n+len(u.ch.header)
+		}
+		if t > roomTokens || roomChars >= 0 && c > roomChars || int64(n) > roomBytes {
+			continue
+		}
+		if !u.isHunk() && !files[u.e] && len(files) >= b.pol.Limits.MaxFiles {
+			continue
+		}
+		u.accepted = true
+		taken = append(taken, u)
+		roomTokens, roomChars, roomBytes = roomTokens-t, roomChars-c, roomBytes-int64(n)
+		if u.isHunk() {
+			headerSent[u.ch] = true
+		} else {
+			files[u.e] = true
+		}
+	}
+	if len(taken) == 0 {
+		return nil
+	}
+	a.assemble()
+	data, err := Finalize(a.p)
+	if err != nil {
+		return err
+	}
+	n, err := CountTokens(string(data))
+	if err != nil {
+		return err
+	}
+	if n <= a.budget && (a.chars == 0 || a.p.Budget.UsedChars <= a.chars) {
+		return nil
+	}
+	for _, u := range taken {
+		u.accepted = false
+	}
+	a.assemble()
+	_, err = Finalize(a.p)
+	return err
 }
 
 // drop gives up the lowest-priority accepted units until their estimated
