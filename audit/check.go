@@ -303,11 +303,11 @@ func (a *auditor) sizes() {
 		}
 		return true
 	}
-	// limits.max_tokens caps a change pack (a budget sized to the change
-	// is the builder's choice, not a limit).
-	if limit := a.in.Policy.Limits.MaxTokens; limit > 0 && a.p.Type == policy.TypeFull && len(a.p.Changes) > 0 {
+	// An explicit limits.max_tokens caps every pack, Full or Summary (a
+	// budget sized to the change is the builder's choice, not a limit).
+	if limit := a.in.Policy.Limits.MaxTokens; limit > 0 {
 		if countTokens() && tokens > limit {
-			over(CodeOverLimit, fmt.Sprintf("the change pack is about %d tokens, over its token budget of %d", tokens, limit),
+			over(CodeOverLimit, fmt.Sprintf("the %s pack is about %d tokens, over limits.max_tokens %d", a.p.Type, tokens, limit),
 				map[string]any{"tokens": tokens, "limit": limit})
 		}
 	}

@@ -123,16 +123,23 @@ func (a *allocation) run(ctx context.Context) error {
 	// Assemble and trim: the estimates are close, the serialization decides.
 	for round := 0; ; round++ {
 		a.assemble()
-		if _, err := Finalize(a.p); err != nil {
+		data, err := Finalize(a.p)
+		if err != nil {
 			return err
 		}
-		overTokens := a.p.Budget.EstimatedTokens - a.budget
+		// The bytes as written (pack id, counts and all), which is what
+		// the audit counts: the estimate leaves those out.
+		tokens, err := CountTokens(string(data))
+		if err != nil {
+			return err
+		}
+		overTokens := tokens - a.budget
 		overChars := 0
 		if a.chars > 0 {
 			overChars = a.p.Budget.UsedChars - a.chars
 		}
 		if overTokens <= 0 && overChars <= 0 {
-			return nil
+			return a.refill(tokens, a.p.Budget.UsedChars)
 		}
 		if !a.drop(overTokens, overChars) {
 			if overChars > 0 {
@@ -148,6 +155,79 @@ func (a *allocation) run(ctx context.Context) error {
 			return fmt.Errorf("build pack: the budget did not settle")
 		}
 	}
+}
+
+// refill takes back, in order of value, the units the room left can hold
+// by their estimates (trimming drops on estimates, and a hunk's change
+// header is not in its estimate): once, kept only if the pack still fits.
+func (a *allocation) refill(tokens, chars int) error {
+	b := a.b
+	roomTokens, roomChars := a.budget-tokens, -1
+	if a.chars > 0 {
+		roomChars = a.chars - chars
+	}
+	roomBytes := b.pol.Limits.MaxContentBytes - a.p.Budget.ContentBytes
+	headerSent := map[*changeState]bool{}
+	files := map[*entry]bool{}
+	for _, u := range a.units {
+		if !u.accepted {
+			continue
+		}
+		if u.isHunk() {
+			headerSent[u.ch] = true
+		} else {
+			files[u.e] = true
+		}
+	}
+	var taken []*unit
+	for _, u := range a.units {
+		if u.accepted {
+			continue
+		}
+		t, c, n := u.tokens, u.chars, u.bytes
+		if u.isHunk() && !headerSent[u.ch] {
+			ht, hc, err := jsonCost(u.ch.header)
+			if err != nil {
+				return err
+			}
+			t, c, n = t+ht, c+hc, n+len(u.ch.header)
+		}
+		if t > roomTokens || roomChars >= 0 && c > roomChars || int64(n) > roomBytes {
+			continue
+		}
+		if !u.isHunk() && !files[u.e] && len(files) >= b.pol.Limits.MaxFiles {
+			continue
+		}
+		u.accepted = true
+		taken = append(taken, u)
+		roomTokens, roomChars, roomBytes = roomTokens-t, roomChars-c, roomBytes-int64(n)
+		if u.isHunk() {
+			headerSent[u.ch] = true
+		} else {
+			files[u.e] = true
+		}
+	}
+	if len(taken) == 0 {
+		return nil
+	}
+	a.assemble()
+	data, err := Finalize(a.p)
+	if err != nil {
+		return err
+	}
+	n, err := CountTokens(string(data))
+	if err != nil {
+		return err
+	}
+	if n <= a.budget && (a.chars == 0 || a.p.Budget.UsedChars <= a.chars) {
+		return nil
+	}
+	for _, u := range taken {
+		u.accepted = false
+	}
+	a.assemble()
+	_, err = Finalize(a.p)
+	return err
 }
 
 // drop gives up the lowest-priority accepted units until their estimated
@@ -242,9 +322,10 @@ func (a *allocation) assemble() {
 		c := *st.c
 		c.OmittedHunks = nil
 		if st.asContent {
-			// An added file's diff is its content: sent as items.
-			c.Diff, c.Redactions, c.DiffInContent = "", nil, st.e.row.Included
-			if !c.DiffInContent {
+			// An added file's diff is its content: sent as items (so is
+			// the new text of a changed file git gives no diff of).
+			c.Diff, c.Redactions, c.DiffInContent = "", nil, st.e.row.Included && c.Status == "added"
+			if !st.e.row.Included {
 				c.DiffWithheld = ReasonSizeLimit
 				for _, h := range st.hunks {
 					c.OmittedHunks = append(c.OmittedHunks, hunkSummary(st, h))
@@ -299,7 +380,11 @@ func (a *allocation) assemble() {
 		if !e.row.Included {
 			if st, ok := changed[e.file.Path]; ok {
 				e.row.Reason, e.row.Detail = ReasonDiffOnly, "the change is in the pack as its diff"
-				if len(st.hunks) == 0 || !anyKept(st) {
+				if len(st.hunks) == 0 && !st.asContent {
+					// A rename or mode change: no line changed, and the
+					// budget had nothing of it to cut.
+					e.row.Detail = "the change (no changed lines: a rename or mode change) is in the pack's changes"
+				} else if !anyKept(st) {
 					e.row.Reason, e.row.Detail, e.budgetCut = ReasonSizeLimit, fmt.Sprintf("did not fit the token budget (%s)", th(a.budget)), true
 				}
 			} else {

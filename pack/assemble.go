@@ -385,65 +385,127 @@ func item(e *entry) Item {
 }
 
 // fitTier drops the lowest-priority items until the serialized pack fits the
-// tier's character ceiling.
+// tier's character ceiling and an explicit limits.max_tokens.
 func (b *builder) fitTier(p *Pack, ordered []*entry) error {
-	limit := b.pol.TierLimit()
-	if limit == 0 {
+	lim := b.fullLimits()
+	if lim.chars == 0 && lim.tokens == 0 {
 		return nil
 	}
 	for {
+		p.Budget.MaxTokens = lim.tokens
 		data, err := Finalize(p)
 		if err != nil {
 			return err
 		}
-		used := utf8.RuneCount(data)
-		if used <= limit {
-			return b.refillTier(p, ordered, limit, used)
+		used, tokens, err := lim.measure(data)
+		if err != nil {
+			return err
 		}
-		excess := used - limit
+		if lim.fit(used, tokens) {
+			return b.refillTier(p, ordered, lim, used, tokens)
+		}
+		excess, excessTokens := used-lim.chars, tokens-lim.tokens
 		dropped := false
-		for i := len(ordered) - 1; i >= 0 && excess > 0; i-- {
+		for i := len(ordered) - 1; i >= 0 && (lim.chars > 0 && excess > 0 || lim.tokens > 0 && excessTokens > 0); i-- {
 			e := ordered[i]
 			if e.row.Reason != "" {
 				continue
 			}
-			e.row.Reason, e.row.Detail = ReasonSizeLimit, fmt.Sprintf("dropped to fit tier %s (%d characters)", b.pol.Pack.Tier, limit)
+			e.row.Reason, e.row.Detail = ReasonSizeLimit, lim.dropped
 			e.row.Included = false
-			excess -= utf8.RuneCountInString(e.sent) + 200
+			c, t, err := itemCost(e)
+			if err != nil {
+				return err
+			}
+			excess -= c
+			excessTokens -= t
 			dropped = true
 		}
 		if !dropped {
-			return fmt.Errorf("the pack without any file content is %d characters, over tier %s's ceiling of %d: use --type summary or a larger tier", used, b.pol.Pack.Tier, limit)
+			if lim.chars > 0 && used > lim.chars {
+				return fmt.Errorf("the pack without any file content is %d characters, over tier %s's ceiling of %d: use --type summary or a larger tier", used, b.pol.Pack.Tier, lim.chars)
+			}
+			return fmt.Errorf("the pack without any file content is about %d tokens, over limits.max_tokens %d: use --type summary or raise --max-tokens", tokens, lim.tokens)
 		}
 		b.fill(p, ordered)
 	}
 }
 
-// refillTier takes back, in priority order, the items the tier dropped that
-// the room left can still hold: dropping is done in rounds on estimates and
-// may drop more than needed.
-func (b *builder) refillTier(p *Pack, ordered []*entry, limit, used int) error {
-	dropped := fmt.Sprintf("dropped to fit tier %s (%d characters)", b.pol.Pack.Tier, limit)
+// fullLimits are the ceilings a tree's Full pack is fitted to.
+type fullLimits struct {
+	chars, tokens int
+	// dropped is the detail of a file dropped to fit them.
+	dropped string
+}
+
+func (b *builder) fullLimits() fullLimits {
+	l := fullLimits{chars: b.pol.TierLimit(), tokens: b.pol.Limits.MaxTokens}
+	var what []string
+	if l.chars > 0 {
+		what = append(what, fmt.Sprintf("tier %s (%d characters)", b.pol.Pack.Tier, l.chars))
+	}
+	if l.tokens > 0 {
+		what = append(what, fmt.Sprintf("max_tokens %d", l.tokens))
+	}
+	l.dropped = "dropped to fit " + strings.Join(what, " and ")
+	return l
+}
+
+// measure counts the characters of the serialized pack and, under a token
+// limit, its tokens (as the audit counts them).
+func (l fullLimits) measure(data []byte) (chars, tokens int, err error) {
+	chars = utf8.RuneCount(data)
+	if l.tokens > 0 {
+		tokens, err = CountTokens(string(data))
+	}
+	return chars, tokens, err
+}
+
+func (l fullLimits) fit(chars, tokens int) bool {
+	return (l.chars == 0 || chars <= l.chars) && (l.tokens == 0 || tokens <= l.tokens)
+}
+
+// itemCost estimates what a file's item adds to the pack: its characters
+// and tokens, plus the item's other fields.
+func itemCost(e *entry) (chars, tokens int, err error) {
+	t, err := CountTokens(e.sent)
+	return utf8.RuneCountInString(e.sent) + 200, t + 60, err
+}
+
+// refillTier takes back, in priority order, the items the limits dropped
+// that the room left can still hold: dropping is done in rounds on
+// estimates and may drop more than needed.
+func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, tokens int) error {
 	for _, e := range ordered {
-		if e.row.Reason != ReasonSizeLimit || e.row.Detail != dropped {
+		if e.row.Reason != ReasonSizeLimit || e.row.Detail != lim.dropped {
 			continue
 		}
-		if utf8.RuneCountInString(e.sent)+200 > limit-used {
+		c, t, err := itemCost(e)
+		if err != nil {
+			return err
+		}
+		if lim.chars > 0 && c > lim.chars-used || lim.tokens > 0 && t > lim.tokens-tokens {
 			continue
 		}
 		e.row.Reason, e.row.Detail = "", ""
 		b.fill(p, ordered)
+		p.Budget.MaxTokens = lim.tokens
 		data, err := Finalize(p)
 		if err != nil {
 			return err
 		}
-		if n := utf8.RuneCount(data); n <= limit {
-			used = n
+		u, tk, err := lim.measure(data)
+		if err != nil {
+			return err
+		}
+		if lim.fit(u, tk) {
+			used, tokens = u, tk
 			continue
 		}
-		e.row.Reason, e.row.Detail, e.row.Included = ReasonSizeLimit, dropped, false
+		e.row.Reason, e.row.Detail, e.row.Included = ReasonSizeLimit, lim.dropped, false
 		b.fill(p, ordered)
 	}
+	p.Budget.MaxTokens = lim.tokens
 	_, err := Finalize(p)
 	return err
 }

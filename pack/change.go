@@ -89,8 +89,8 @@ type changeState struct {
 	// kept says which hunks are sent.
 	kept []bool
 	rank int
-	// asContent: an added text file, sent as content items (chunks)
-	// instead of a diff of "+" lines.
+	// asContent: an added text file (or a changed one git calls binary),
+	// sent as content items (chunks) instead of a diff of "+" lines.
 	asContent bool
 	chunks    int
 }
@@ -165,9 +165,10 @@ func generatedText(text string) bool {
 }
 
 // boilerplateNames are files that ride along nowhere unless they changed:
-// licences, notices, author lists, codes of conduct, changelogs, lockfiles.
+// licences, notices, author lists, codes of conduct and contributing
+// guides, changelogs, lockfiles.
 var boilerplateNames = set("license", "licence", "copying", "notice", "authors", "contributors", "maintainers",
-	"code_of_conduct", "changelog", "changes", "history", "news", "patents", "security", "codeowners",
+	"code_of_conduct", "contributing", "governance", "changelog", "changes", "history", "news", "patents", "security", "codeowners",
 	"go.sum", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "cargo.lock", "poetry.lock",
 	"pipfile.lock", "composer.lock", "gemfile.lock", "uv.lock", "bun.lockb", "gradle.lockfile", "flake.lock",
 	".gitignore", ".gitattributes", ".editorconfig", ".mailmap", ".dockerignore", ".npmignore", ".prettierignore")
@@ -184,6 +185,56 @@ func IsBoilerplate(p string) bool {
 	switch path.Ext(base) {
 	case ".md", ".txt", ".rst", ".adoc", ".markdown", "":
 		return boilerplateNames[stem] || strings.HasPrefix(stem, "license-") || strings.HasPrefix(stem, "licence-")
+	}
+	return false
+}
+
+// toolConfigNames are the configuration files of tools around the code —
+// linters and formatters, CI, coverage, release, editors, version pins and
+// bots — which tell a reviewer nothing about a change they are not part of.
+var toolConfigNames = set(
+	// linters and formatters
+	".golangci.yml", ".golangci.yaml", ".golangci.toml", ".golangci.json", ".eslintrc", ".eslintrc.js", ".eslintrc.cjs",
+	".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml", "eslint.config.js", "eslint.config.mjs", "eslint.config.cjs",
+	".eslintignore", ".prettierrc", ".prettierrc.json", ".prettierrc.yml", ".prettierrc.yaml", ".prettierrc.js",
+	"prettier.config.js", ".stylelintrc", ".stylelintrc.json", ".markdownlint.json", ".markdownlint.yaml",
+	".markdownlint.yml", ".markdownlintignore", ".yamllint", ".yamllint.yml", ".yamllint.yaml", ".flake8", ".pylintrc",
+	"pylintrc", ".rubocop.yml", ".clang-format", ".clang-tidy", "rustfmt.toml", ".rustfmt.toml", "clippy.toml",
+	".jshintrc", ".jscsrc", ".swiftlint.yml", ".hadolint.yaml", ".shellcheckrc", "ruff.toml", ".ruff.toml", ".isort.cfg",
+	"mypy.ini", ".mypy.ini", ".codespellrc", "_typos.toml", ".typos.toml", ".commitlintrc", ".commitlintrc.json",
+	"commitlint.config.js", ".lintstagedrc", ".pre-commit-config.yaml", ".pre-commit-hooks.yaml", "biome.json",
+	".dprint.json", ".golangci-lint.yml", ".revive.toml", "revive.toml", ".gofumpt.toml", ".spellcheck.yml",
+	// CI
+	".travis.yml", "appveyor.yml", ".appveyor.yml", ".gitlab-ci.yml", "azure-pipelines.yml", "jenkinsfile", ".drone.yml",
+	"bitbucket-pipelines.yml", "cloudbuild.yaml", ".cirrus.yml", ".woodpecker.yml",
+	// coverage
+	"codecov.yml", ".codecov.yml", "codecov.yaml", ".codecov.yaml", ".coveragerc", ".nycrc", ".nycrc.json", ".nycrc.yml",
+	".c8rc", ".c8rc.json", ".coveralls.yml",
+	// release
+	".goreleaser.yml", ".goreleaser.yaml", "goreleaser.yml", "goreleaser.yaml", ".releaserc", ".releaserc.json",
+	".releaserc.yml", "release.config.js", "release-please-config.json", ".release-please-manifest.json", ".promu.yml",
+	".versionrc", ".versionrc.json",
+	// editors, environments and version pins
+	".gitpod.yml", ".npmrc", ".nvmrc", ".node-version", ".python-version", ".ruby-version", ".tool-versions", ".yarnrc",
+	".yarnrc.yml", ".readthedocs.yaml", ".readthedocs.yml",
+	// bots
+	"renovate.json", "renovate.json5", ".renovaterc", ".renovaterc.json", "dependabot.yml", "dependabot.yaml", ".mergify.yml",
+	".kodiak.toml", ".snyk", ".stale.yml", ".allcontributorsrc", ".pullapprove.yml", "security-insights.yml")
+
+// toolConfigDirs are directories that hold only tool configuration: CI
+// workflows, bots, editor and dev-container settings.
+var toolConfigDirs = []string{".github/", ".circleci/", ".buildkite/", ".devcontainer/", ".vscode/", ".idea/", ".husky/", ".changeset/"}
+
+// isToolConfig reports whether p is tool configuration (toolConfigNames,
+// toolConfigDirs).
+func isToolConfig(p string) bool {
+	if toolConfigNames[strings.ToLower(path.Base(p))] {
+		return true
+	}
+	for _, d := range toolConfigDirs {
+		if strings.HasPrefix(p, d) {
+			return true
+		}
 	}
 	return false
 }
@@ -321,7 +372,11 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 		case 2:
 			hunkClass, regionClass = classOtherHunk, -1
 		}
-		if st.c.Status == "added" && st.e != nil && len(st.hunks) > 0 {
+		// An added file is sent as its content. So is a changed file git
+		// calls binary that reads as text here (UTF-16 with a BOM, say):
+		// git gives no diff of it, and its new text is the change.
+		textNotDiffed := st.c.Binary && len(st.hunks) == 0 && st.c.Status != "deleted"
+		if st.e != nil && (st.c.Status == "added" && len(st.hunks) > 0 || textNotDiffed) {
 			st.asContent = true
 			n := lang.CountLines(st.e.original)
 			for lo := 1; lo <= n; lo += addedChunkLines {
@@ -377,7 +432,10 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 		if e.row.Reason != "" || changed[e.file.Path] {
 			continue
 		}
-		if IsBoilerplate(e.file.Path) || isGeneratedPath(e.file.Path) || generatedText(e.original) {
+		if len(inPack[e]) > 0 {
+			continue // planned already (the intent names it, or a relation)
+		}
+		if IsBoilerplate(e.file.Path) || isToolConfig(e.file.Path) || isGeneratedPath(e.file.Path) || generatedText(e.original) {
 			e.row.Reason, e.row.Detail = ReasonBoilerplate, "unchanged "+boilerplateWhat(e.file.Path)+": sent only when it changes"
 			continue
 		}
@@ -418,7 +476,7 @@ func boilerplateWhat(p string) string {
 		return "changelog"
 	case isGeneratedPath(p):
 		return "generated file"
-	case strings.HasPrefix(base, "."):
+	case strings.HasPrefix(base, ".") || isToolConfig(p):
 		return "tool configuration"
 	}
 	return "project boilerplate"
@@ -428,7 +486,7 @@ func boilerplateWhat(p string) string {
 func (b *builder) chooseKeyFiles() {
 	var cands []*entry
 	for _, e := range b.entries {
-		if e.row.Reason == "" && e.importance != "" && !IsBoilerplate(e.file.Path) {
+		if e.row.Reason == "" && e.importance != "" && !IsBoilerplate(e.file.Path) && !isToolConfig(e.file.Path) {
 			cands = append(cands, e)
 		}
 	}
@@ -478,7 +536,13 @@ func changeRegions(st *changeState) []*unit {
 			regions = append(regions, region{max(s.Line, lo-regionContext), min(s.EndLine, hi+regionContext, n), s.Name, s.Kind, true, true})
 			continue
 		}
-		regions = append(regions, region{max(1, lo-regionContext), min(n, hi+regionContext), "", "", false, false})
+		// Outside any definition: the change may be a whole new one (an
+		// added function with the blank line before it), which names it.
+		r := region{max(1, lo-regionContext), min(n, hi+regionContext), "", "", false, false}
+		if s, ok := soleDefinition(syms, lo, hi); ok {
+			r.sym, r.kind = s.Name, s.Kind
+		}
+		regions = append(regions, r)
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i].lo < regions[j].lo })
 	var merged []region
@@ -505,6 +569,34 @@ func changeRegions(st *changeState) []*unit {
 		out = append(out, &u)
 	}
 	return out
+}
+
+// soleDefinition is the one outermost definition that lines lo..hi hold
+// whole, when no definition lies only partly in them.
+func soleDefinition(syms []lang.Symbol, lo, hi int) (lang.Symbol, bool) {
+	var whole []lang.Symbol
+	for _, s := range lang.Overlapping(syms, lo, hi) {
+		if s.Line < lo || s.EndLine > hi {
+			return lang.Symbol{}, false
+		}
+		whole = append(whole, s)
+	}
+	var outer []lang.Symbol
+	for _, s := range whole {
+		nested := false
+		for _, o := range whole {
+			if o != s && o.Line <= s.Line && s.EndLine <= o.EndLine && (o.Line != s.Line || o.EndLine != s.EndLine) {
+				nested = true
+			}
+		}
+		if !nested {
+			outer = append(outer, s)
+		}
+	}
+	if len(outer) != 1 {
+		return lang.Symbol{}, false
+	}
+	return outer[0], true
 }
 
 // hunksCover reports whether lines lo..hi of the new file are all shown by
@@ -776,7 +868,9 @@ func (b *builder) regionItem(u *unit) Item {
 		Symbol:            u.symbol,
 		SymbolType:        u.kind,
 		Relationship:      u.rel,
-		Distance:          u.distance,
+	}
+	if len(u.rel) > 0 {
+		it.Distance = new(u.distance)
 	}
 	if u.key {
 		it.Category, it.Importance = e.index.Category, e.importance

@@ -82,8 +82,12 @@ func plan(p *pack.Pack) string {
 	}
 	for _, group := range [][]pack.Item{p.Contents, p.KeyFiles} {
 		for _, it := range group {
-			fmt.Fprintf(&b, "item %s %s %s symbol=%s type=%s distance=%d score=%g\n", it.ID, it.Role, strings.Join(it.Relationship, ","),
-				it.Symbol, it.SymbolType, it.Distance, it.Score)
+			distance := "-"
+			if it.Distance != nil {
+				distance = fmt.Sprint(*it.Distance)
+			}
+			fmt.Fprintf(&b, "item %s %s %s symbol=%s type=%s distance=%s score=%g\n", it.ID, it.Role, strings.Join(it.Relationship, ","),
+				it.Symbol, it.SymbolType, distance, it.Score)
 		}
 	}
 	for _, e := range p.FileIndex {
@@ -207,5 +211,113 @@ func TestAddedFileChunks(t *testing.T) {
 	}
 	if len(p.Changes) != 1 || !p.Changes[0].DiffInContent || p.Changes[0].Diff != "" {
 		t.Fatalf("change = %+v", p.Changes[0])
+	}
+}
+
+// utf16 encodes s as UTF-16LE with a byte-order mark: git calls it binary
+// (it has NUL bytes), ctxpack decodes it as text.
+func utf16(s string) string {
+	b := []byte{0xFF, 0xFE}
+	for _, r := range s {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return string(b)
+}
+
+// A changed file git calls binary but ctxpack reads as text is sent as its
+// content, like an added file, never excluded as "did not fit" by a budget
+// with room to spare.
+func TestTextGitCallsBinaryIsSent(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# x\n")
+	g.Write("notes.txt", utf16("first line\nsecond line\n"))
+	g.Commit("base")
+	g.Write("hello.txt", utf16("hello from a UTF-16 file\nwith two lines\n"))
+	g.Write("notes.txt", utf16("first line\nsecond line, edited\n"))
+	g.Commit("add a UTF-16 file, edit another")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	for _, c := range []struct {
+		path, text string
+		added      bool
+	}{
+		{"hello.txt", "hello from a UTF-16 file\nwith two lines\n", true},
+		{"notes.txt", "first line\nsecond line, edited\n", false},
+	} {
+		it, ok := item(p, c.path)
+		if !ok || it.Content != c.text || it.Role != pack.RolePrimary || strings.Join(it.Relationship, ",") != pack.RelChanged {
+			t.Errorf("%s: item %+v (index %+v)", c.path, it, index(p)[c.path])
+		}
+		for _, ch := range p.Changes {
+			if ch.Path == c.path && (!ch.Binary || ch.DiffInContent != c.added || ch.DiffWithheld != "") {
+				t.Errorf("%s: change %+v", c.path, ch)
+			}
+		}
+	}
+	if len(p.Budget.Cut) > 0 || p.Budget.Truncated {
+		t.Errorf("budget %+v", p.Budget)
+	}
+}
+
+// A rename without changed lines is in the pack's changes; its file is not
+// said to have missed a budget it never competed for.
+func TestPureRenameIsNotABudgetCut(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# x\n")
+	g.Write("docs/old.md", "# Guide\n\nRead me.\n")
+	g.Commit("base")
+	g.Git("mv", "docs/old.md", "docs/new.md")
+	g.Commit("rename")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	e := index(p)["docs/new.md"]
+	if e.ExclusionReason != pack.ReasonDiffOnly || len(p.Budget.Cut) > 0 {
+		t.Fatalf("docs/new.md: %+v, cut %q", e, p.Budget.Cut)
+	}
+}
+
+// Unchanged tool configuration (linters, CI, coverage, release, bots) never
+// rides along with a change, whatever room the budget has left.
+func TestToolConfigNeverRidesAlong(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/web\n\ngo 1.22\n\nrequire example.com/x v1.0.0\n")
+	g.Write("go.sum", "example.com/x v1.0.0 h1:aaaa=\n")
+	g.Write("web.go", "package web\n\n// Serve serves.\nfunc Serve() {}\n")
+	configs := []string{".golangci.yml", "codecov.yml", ".goreleaser.yaml", "renovate.json", ".travis.yml", ".pre-commit-config.yaml",
+		".github/workflows/api-test.yml", ".github/dependabot.yml", ".vscode/settings.json"}
+	for _, p := range configs {
+		g.Write(p, "# "+p+"\n"+strings.Repeat("setting: value\n", 20))
+	}
+	g.Commit("base")
+	g.Write("go.mod", "module example.com/web\n\ngo 1.22\n\nrequire example.com/x v1.1.0\n")
+	g.Write("go.sum", "example.com/x v1.1.0 h1:bbbb=\n")
+	g.Commit("bump example.com/x to v1.1.0")
+	for _, scope := range []string{"change", "tree"} {
+		_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: scope})
+		for _, path := range configs {
+			if _, ok := item(p, path); ok {
+				t.Errorf("scope %s: %s sent", scope, path)
+			}
+			if e, ok := index(p)[path]; ok && e.ExclusionReason != pack.ReasonBoilerplate {
+				t.Errorf("scope %s: %s: %+v", scope, path, e)
+			}
+		}
+		if _, ok := item(p, "web.go"); !ok {
+			t.Errorf("scope %s: web.go (the rest of the snapshot) not sent: the budget had room", scope)
+		}
+	}
+}
+
+// A function added to a long file is sent as a region named for it.
+func TestAddedFunctionRegionIsNamed(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/shop\n")
+	body := storeGo("\ts.rows[k] = v\n\treturn nil\n")
+	g.Write("store/store.go", body)
+	g.Commit("base")
+	g.Write("store/store.go", body+"\n// helper trims a key.\nfunc helper(k string) string {\n\tfor len(k) > 0 && k[0] == ' ' {\n\t\tk = k[1:]\n\t}\n\treturn k\n}\n")
+	g.Commit("add helper")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	it, ok := item(p, "store/store.go")
+	if !ok || it.Symbol != "helper" || it.SymbolType != "function" || it.Distance == nil || *it.Distance != 0 {
+		t.Fatalf("store.go region = %+v", it)
 	}
 }

@@ -92,3 +92,24 @@ func FuzzTruncate(f *testing.F) {
 		}
 	})
 }
+
+// callLines reads repository text: it never panics, and each line it
+// returns holds a call of the name.
+func FuzzCallLines(f *testing.F) {
+	f.Add("func (r Redirect) Render() {\n\thttp.Redirect(w)\n\tc.Redirect(1)\n}\n", "Redirect", "http")
+	f.Add(".Redirect(.Redirect(", "Redirect", "")
+	f.Add("\n\n", "", "")
+	f.Add("x.é(\ny.é(", "é", "x")
+	f.Fuzz(func(t *testing.T, text, name, pkg string) {
+		lines := callLines(text, name, map[string]bool{pkg: true})
+		all := strings.Split(text, "\n")
+		for _, l := range lines {
+			if l < 1 || l > len(all) {
+				t.Fatalf("line %d of %d", l, len(all))
+			}
+			if lo, hi := lineSpan(text, l); text[lo:hi] != all[l-1] || !strings.Contains(all[l-1], "."+name+"(") {
+				t.Fatalf("line %d %q is not a call of %q", l, all[l-1], name)
+			}
+		}
+	})
+}

@@ -327,15 +327,26 @@ func (b *builder) queryIdent(ctx context.Context, text string) ([]queryCand, err
 			out = append(out, queryCand{e: e, start: s.Line, end: min(s.EndLine, s.Line+queryChunkLines-1), symbol: s.Name, kind: s.Kind, score: score})
 			seen[s.Name] = true
 		}
-		for _, line := range wordLines(e.original, name) {
+		// A qualified name (Context.Redirect) is a method or a package's
+		// function: its callers call it as .Redirect(; a bare name is used
+		// wherever the word is.
+		lines := wordLines(e.original, name)
+		if strings.Contains(text, ".") {
+			lines = callLines(e.original, name, packageNames(f))
+		}
+		rel := RelCalledBy
+		if lang.IsTestPath(p) {
+			rel = RelTestOf
+		}
+		for _, line := range lines {
 			s, ok := lang.Enclosing(f.Symbols, line, line)
-			if !ok || seen[s.Name] {
+			if !ok || seen[s.Name] || receiverMention(s, name, line) {
 				continue
 			}
 			seen[s.Name] = true
 			rank++
 			out = append(out, queryCand{e: e, start: s.Line, end: min(s.EndLine, s.Line+queryChunkLines-1), symbol: s.Name, kind: s.Kind,
-				score: roundScore(0.5 - math.Min(float64(rank)*0.001, 0.4)), rel: []string{RelCalledBy}, distance: 1})
+				score: roundScore(0.5 - math.Min(float64(rank)*0.001, 0.4)), rel: []string{rel}, distance: 1})
 		}
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pipeline"
@@ -113,5 +114,34 @@ func TestQueryPackEgress(t *testing.T) {
 	}
 	if _, _, err := pipeline.Query(context.Background(), pipeline.PackOptions{Dir: g.Dir}, "  ", 0); err == nil {
 		t.Error("an empty query was accepted")
+	}
+}
+
+// A qualified query's callers call it as a method: a method of a type of
+// the same name (its receiver is not a use), and another package's function
+// of that name (http.Redirect), are not its callers; tests are test_of.
+func TestQueryQualifiedCallers(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/web\n")
+	g.Write("render/redirect.go", "package render\n\nimport \"net/http\"\n\n// Redirect renders a redirect.\ntype Redirect struct{ Location string }\n\n"+
+		"// Render writes it.\nfunc (r Redirect) Render(w http.ResponseWriter, req *http.Request) error {\n\thttp.Redirect(w, req, r.Location, 302)\n\treturn nil\n}\n")
+	g.Write("context.go", "package web\n\nimport \"example.com/web/render\"\n\n// Context is a request.\ntype Context struct{}\n\n"+
+		"// Redirect redirects.\nfunc (c *Context) Redirect(code int, location string) {\n\t_ = render.Redirect{Location: location}\n}\n\n"+
+		"// Login sends the user home.\nfunc Login(c *Context) {\n\tc.Redirect(302, \"/\")\n}\n")
+	g.Write("context_test.go", "package web\n\nimport \"testing\"\n\nfunc TestRedirect(t *testing.T) {\n\t(&Context{}).Redirect(302, \"/x\")\n}\n")
+	g.Commit("web")
+	qp, _ := query(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"}, "Context.Redirect", 0)
+	got := map[string]string{}
+	for _, it := range qp.Items {
+		got[it.Symbol] = strings.Join(it.Relationship, ",")
+	}
+	want := map[string]string{"Context.Redirect": "", "Redirect": "", "Login": pack.RelCalledBy, "TestRedirect": pack.RelTestOf}
+	if len(got) != len(want) {
+		t.Errorf("items %v, want %v", got, want)
+	}
+	for sym, rel := range want {
+		if r, ok := got[sym]; !ok || r != rel {
+			t.Errorf("%s: %q (present %v), want %q", sym, r, ok, rel)
+		}
 	}
 }

@@ -153,7 +153,7 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 			seen := map[string]bool{}
 			for _, line := range wordLines(e.original, name) {
 				s, ok := lang.Enclosing(f.Symbols, line, line)
-				if !ok || seen[s.Name] || s.Short() == name {
+				if !ok || seen[s.Name] || s.Short() == name || receiverMention(s, name, line) {
 					continue
 				}
 				seen[s.Name] = true
@@ -219,8 +219,74 @@ func headUnit(e *entry, class, rank int, rel string) *unit {
 	return &unit{class: class, rank: rank, e: e, start: 1, end: min(n, relationHeadLines), rel: []string{rel}, distance: 1}
 }
 
+// receiverMention reports whether the mention of name at line is only the
+// declaration of a method of the type name (func (r Redirect) Render): the
+// method belongs to the type, it does not use it.
+func receiverMention(s lang.Symbol, name string, line int) bool {
+	return line == s.Line && strings.HasPrefix(s.Name, name+".")
+}
+
+// callLines returns the 1-based lines of text that call name as a method:
+// "x.name(", where x is not one of the file's imported packages (http.Redirect
+// is another package's function, not the method).
+func callLines(text, name string, packages map[string]bool) []int {
+	var out []int
+	call := "." + name + "("
+	for _, line := range wordLines(text, name) {
+		lo, hi := lineSpan(text, line)
+		l := text[lo:hi]
+		for i := strings.Index(l, call); i >= 0; {
+			j := i
+			for j > 0 && isWordByte(l[j-1]) {
+				j--
+			}
+			if !packages[l[j:i]] {
+				out = append(out, line)
+				break
+			}
+			k := strings.Index(l[i+1:], call)
+			if k < 0 {
+				break
+			}
+			i += 1 + k
+		}
+	}
+	return out
+}
+
+// packageNames are the names a file's imports are used by: the last
+// element of each import path (a guess a renamed import escapes).
+func packageNames(f *lang.Facts) map[string]bool {
+	out := map[string]bool{}
+	for _, imp := range f.Imports {
+		imp = strings.Trim(imp, `"'`)
+		out[imp[strings.LastIndexAny(imp, "/.")+1:]] = true
+	}
+	return out
+}
+
+// lineSpan is the byte span of the 1-based line of text.
+func lineSpan(text string, line int) (int, int) {
+	lo := 0
+	for i := 1; i < line; i++ {
+		j := strings.IndexByte(text[lo:], '\n')
+		if j < 0 {
+			return len(text), len(text)
+		}
+		lo += j + 1
+	}
+	hi := strings.IndexByte(text[lo:], '\n')
+	if hi < 0 {
+		return lo, len(text)
+	}
+	return lo, lo + hi
+}
+
 // wordLines returns the 1-based lines of text holding word as a whole word.
 func wordLines(text, word string) []int {
+	if word == "" {
+		return nil // an empty word is everywhere: no line holds it as a word
+	}
 	var out []int
 	line := 1
 	for i := 0; i < len(text); {

@@ -490,6 +490,8 @@ func (sb *summaryBuilder) assemble(lv condensation, k int) (*Pack, int) {
 	p.Budget.ContentBytes = content
 	p.Budget.DroppedItems = dropped
 	p.Budget.Truncated = meta.TruncationApplied
+	// An explicit token limit binds a Summary pack too (the audit checks it).
+	p.Budget.MaxTokens = sb.b.pol.Limits.MaxTokens
 	return &p, dropped
 }
 
@@ -532,34 +534,55 @@ func (sb *summaryBuilder) limitName() string {
 	if t := sb.b.pol.TierLimit(); t > 0 {
 		s = fmt.Sprintf("tier %s (%s characters) and %s", sb.b.pol.Pack.Tier, th(t), s)
 	}
+	if t := sb.b.pol.Limits.MaxTokens; t > 0 {
+		s = fmt.Sprintf("max_tokens %s and %s", th(t), s)
+	}
 	return s
 }
 
 // measure serializes p with the widest values of the fields Finalize fills
 // and returns its size in bytes and characters: the final pack is never larger.
 func measure(p *Pack) (int, int, error) {
-	c := *p
-	c.PackID = "pk_aaaaaaaa"
-	c.Budget.UsedChars = 9999999999
-	c.Budget.EstimatedTokens = 9999999999
-	data, err := Marshal(&c)
+	data, err := measured(p)
 	if err != nil {
 		return 0, 0, err
 	}
 	return len(data), utf8.RuneCount(data), nil
 }
 
-// fits reports whether a pack of this size fits the tier and max_content_bytes.
-func (sb *summaryBuilder) fits(p *Pack) (bool, int, int, error) {
-	n, chars, err := measure(p)
+// measured is the serialization measure sizes.
+func measured(p *Pack) ([]byte, error) {
+	c := *p
+	c.PackID = "pk_aaaaaaaa"
+	c.Budget.UsedChars = 9999999999
+	c.Budget.EstimatedTokens = 9999999999
+	return Marshal(&c)
+}
+
+// idTokenSlack covers the pack id's 8 base32 characters, which may take
+// more tokens than the placeholder measure writes.
+const idTokenSlack = 8
+
+// fits reports whether a pack of this size fits the tier, max_content_bytes
+// and an explicit max_tokens; tokens is counted only when max_tokens is set.
+func (sb *summaryBuilder) fits(p *Pack) (ok bool, n, chars, tokens int, err error) {
+	data, err := measured(p)
 	if err != nil {
-		return false, 0, 0, err
+		return false, 0, 0, 0, err
 	}
-	ok := int64(n) <= sb.b.pol.Limits.MaxContentBytes
+	n, chars = len(data), utf8.RuneCount(data)
+	ok = int64(n) <= sb.b.pol.Limits.MaxContentBytes
 	if t := sb.b.pol.TierLimit(); t > 0 && chars > t {
 		ok = false
 	}
-	return ok, n, chars, nil
+	if t := sb.b.pol.Limits.MaxTokens; t > 0 && ok {
+		if tokens, err = CountTokens(string(data)); err != nil {
+			return false, 0, 0, 0, err
+		}
+		tokens += idTokenSlack
+		ok = tokens <= t
+	}
+	return ok, n, chars, tokens, nil
 }
 
 // sizeModel gives cheap lower bounds of the serialized size of the pack at
@@ -648,7 +671,7 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			return nil, false, 0, 0, err
 		}
 		p, _ := sb.assemble(levels[li], k)
-		ok, n, chars, err := sb.fits(p)
+		ok, n, chars, _, err := sb.fits(p)
 		return p, ok, n, chars, err
 	}
 	// Keeping every part is worth condensing the index down to its top-level
@@ -668,13 +691,13 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 	// Drop parts: the index keeps at least its top-level directories unless
 	// not even that fits without any part.
 	floor := -1
-	var n, chars int
+	var n, chars, tokens int
 	for li, lv := range levels {
 		if lv.depth < 0 || lv.depth > 1 {
 			continue
 		}
 		p, _ := sb.assemble(lv, 0)
-		ok, n1, c1, err := sb.fits(p)
+		ok, n1, c1, t1, err := sb.fits(p)
 		if err != nil {
 			return nil, err
 		}
@@ -682,10 +705,10 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 			floor = li
 			break
 		}
-		n, chars = n1, c1
+		n, chars, tokens = n1, c1, t1
 	}
 	if floor < 0 {
-		return nil, sb.tooLarge(n, chars)
+		return nil, sb.tooLarge(n, chars, tokens)
 	}
 	// The largest k that fits (sizes grow with k): the bound gives an upper
 	// limit, then gallop down and bisect.
@@ -747,8 +770,12 @@ func (sb *summaryBuilder) fit() (*Pack, error) {
 
 // tooLarge is the error when not even the manifest, the changed-file list
 // and the condensed index fit.
-func (sb *summaryBuilder) tooLarge(n, chars int) error {
+func (sb *summaryBuilder) tooLarge(n, chars, tokens int) error {
 	l := sb.b.pol.Limits.MaxContentBytes
+	if t := sb.b.pol.Limits.MaxTokens; t > 0 && tokens > t {
+		return fmt.Errorf("summary pack cannot fit max_tokens %s: the manifest, the list of %s and the condensed file index alone are about %s tokens; raise limits.max_tokens (--max-tokens) or pack a smaller range",
+			th(t), count(len(sb.changes), "changed file", "changed files"), th(tokens))
+	}
 	if int64(n) > l {
 		return fmt.Errorf("summary pack cannot fit max_content_bytes %s: the manifest, the list of %s and the condensed file index alone are %s bytes; raise limits.max_content_bytes (--max-content-bytes) or pack a smaller range",
 			thousands(l), count(len(sb.changes), "changed file", "changed files"), th(n))

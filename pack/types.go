@@ -218,9 +218,9 @@ type Item struct {
 	// Relationship says how the item relates to the change (changed, calls,
 	// called_by, imports, imported_by, test_of, mentioned) and Distance how
 	// far (0 the change itself, 1 the same package or a direct relation, 2
-	// elsewhere).
+	// elsewhere): set on every item with a relationship, absent on others.
 	Relationship []string `json:"relationship,omitempty"`
-	Distance     int      `json:"distance,omitempty"`
+	Distance     *int     `json:"distance,omitempty"`
 	// Score ranks the items of a change pack: 1 for the most valuable,
 	// falling with the order of value.
 	Score float64 `json:"score,omitempty"`
@@ -269,7 +269,8 @@ type Budget struct {
 	EstimatedTokens int    `json:"estimated_tokens"`
 	TokenEncoding   string `json:"token_encoding"`
 	// MaxTokens is a change pack's token budget (limits.max_tokens, or
-	// sized to the change).
+	// sized to the change), or the explicit limits.max_tokens any other
+	// pack was fitted to.
 	MaxTokens int `json:"max_tokens,omitempty"`
 	// Cut lists what the budget left out (hunks are summarised in their
 	// change's omitted_hunks), up to 20 entries and a count of the rest.

@@ -57,16 +57,16 @@ func rnIntentMarkdown(b *strings.Builder, in *pack.Intent) {
 	}
 	if pr := in.PullRequest; pr != nil && pr.Body != "" {
 		b.WriteString("\n")
-		viewFenceBlock(b, pr.Body, "markdown")
+		viewProseBlock(b, pr.Body, "markdown")
 	}
 	if t := in.Task; t != nil && t.Body != "" {
 		b.WriteString("\n")
-		viewFenceBlock(b, t.Body, "markdown")
+		viewProseBlock(b, t.Body, "markdown")
 	}
 	for _, c := range in.Commits {
 		if c.Body != "" {
 			fmt.Fprintf(b, "\n%s:\n\n", viewCodeSpan(viewShort(c.Commit)))
-			viewFenceBlock(b, c.Body, "text")
+			viewProseBlock(b, c.Body, "text")
 		}
 	}
 }
@@ -149,8 +149,8 @@ func rnItemRegion(it *pack.Item) string {
 	if len(it.Relationship) > 0 {
 		parts = append(parts, "relationship: "+rdJoinVisible(it.Relationship))
 	}
-	if it.Distance > 0 {
-		parts = append(parts, "distance "+strconv.Itoa(it.Distance))
+	if it.Distance != nil {
+		parts = append(parts, "distance "+strconv.Itoa(*it.Distance))
 	}
 	return strings.Join(parts, " · ")
 }

@@ -23,9 +23,11 @@ func intentPack() *pack.Pack {
 	changed := viewItem("auth/login.go", pack.RolePrimary, "func Login() {}\n")
 	changed.ID, changed.StartLine, changed.EndLine = "auth/login.go:10:10", 10, 10
 	changed.Symbol, changed.SymbolType, changed.Relationship = "Login", "function", []string{pack.RelChanged}
+	changed.Truncated = true // a region of a longer file
+	p.Metadata.TruncatedFiles++
 	caller := viewItem("cmd/main.go", pack.RoleRelated, "func main() { Login() }\n")
 	caller.ID, caller.StartLine, caller.EndLine = "cmd/main.go:3:3", 3, 3
-	caller.Symbol, caller.SymbolType, caller.Relationship, caller.Distance = "main", "function", []string{pack.RelCalledBy}, 2
+	caller.Symbol, caller.SymbolType, caller.Relationship, caller.Distance = "main", "function", []string{pack.RelCalledBy}, new(2)
 	p.Contents = append([]pack.Item{changed, caller}, p.Contents...)
 	p.Changes = append(p.Changes, pack.Change{Path: "auth/token.go", Status: "modified", Added: 40, Deleted: 2, DiffWithheld: pack.ReasonSizeLimit,
 		OmittedHunks: []pack.HunkSummary{{Header: "@@ -1,5 +1,45 @@", Added: 40, Deleted: 2, Symbol: "Parse"}}})
@@ -49,6 +51,13 @@ func TestIntentRenderings(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("markdown lacks %q", want)
 		}
+	}
+	// A message is prose: no end-of-file marker after its block.
+	if strings.Contains(m, "Why: tokens lived forever.\n```\n\\ No newline") || strings.Contains(m, "- [ ] expired tokens fail\n```\n\\ No newline") {
+		t.Error("markdown marks a message's missing final newline")
+	}
+	if !strings.Contains(m, "Why: tokens lived forever.\n```\n") {
+		t.Error("markdown lacks the commit body block")
 	}
 	if strings.Index(m, "## Intent") > strings.Index(m, "## Changes") {
 		t.Error("the intent does not come before the changes")
@@ -75,6 +84,10 @@ func TestIntentRenderings(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("orchestrator page lacks %q", want)
 		}
+	}
+	// The region is the lines its id names, not a head-and-tail cut.
+	if !strings.Contains(page, "- partial files: 1 file sent as regions") || !strings.Contains(page, "- gaps: 1 file truncated (head and tail kept)") {
+		t.Errorf("orchestrator page misnames the region:\n%s", page)
 	}
 	if i, j := strings.Index(page, "### Intent"), strings.Index(page, "### Scope"); i < 0 || i > j {
 		t.Error("the orchestrator page does not open with the intent")

@@ -657,9 +657,15 @@ func rdOverview(b *strings.Builder, p *pack.Pack, rec *Record, profile string, l
 		fmt.Fprintf(b, "- excluded (not sent): %s\n", strings.Join(parts, " · "))
 		risks++
 	}
-	if m.TruncatedFiles > 0 || bu.DroppedItems > 0 {
-		fmt.Fprintf(b, "- gaps: %s truncated (head and tail kept), %s dropped for the budget\n", viewCount(m.TruncatedFiles, "file", "files"), viewCount(bu.DroppedItems, "item", "items"))
+	// A region (a change pack's function around a hunk) is the lines its id
+	// names, not a file cut to its head and tail: only the latter is a gap.
+	headTail, regions := rdPartialFiles(p)
+	if headTail > 0 || bu.DroppedItems > 0 {
+		fmt.Fprintf(b, "- gaps: %s truncated (head and tail kept), %s dropped for the budget\n", viewCount(headTail, "file", "files"), viewCount(bu.DroppedItems, "item", "items"))
 		risks++
+	}
+	if regions > 0 {
+		fmt.Fprintf(b, "- partial files: %s sent as regions (the lines each item's id names)\n", viewCount(regions, "file", "files"))
 	}
 	if withheld > 0 {
 		fmt.Fprintf(b, "- gaps: %s withheld (changed files whose content may not leave)\n", viewCount(withheld, "diff", "diffs"))
@@ -847,6 +853,30 @@ func rdOriginal(it *pack.Item) string {
 	return viewOriginalSize(nil, it.OriginalWithheld)
 }
 
+// rdPartialFiles counts the files sent in part: cut to head and tail, or
+// as regions (items with start and end lines). A file with both counts as
+// cut.
+func rdPartialFiles(p *pack.Pack) (headTail, regions int) {
+	cut, region := map[string]bool{}, map[string]bool{}
+	for _, group := range [][]pack.Item{p.KeyFiles, p.Contents} {
+		for _, it := range group {
+			switch {
+			case !it.Truncated:
+			case it.StartLine > 0:
+				region[it.Path] = true
+			default:
+				cut[it.Path] = true
+			}
+		}
+	}
+	for path := range region {
+		if !cut[path] {
+			regions++
+		}
+	}
+	return len(cut), regions
+}
+
 func rdItem(b *strings.Builder, it *pack.Item, lim rdLimits) {
 	fmt.Fprintf(b, "- id: %s\n", viewCodeSpan(it.ID))
 	fmt.Fprintf(b, "- role: %s", viewVisible(rdOr(it.Role, "unspecified")))
@@ -861,7 +891,9 @@ func rdItem(b *strings.Builder, it *pack.Item, lim rdLimits) {
 	}
 	fmt.Fprintf(b, "- size: %s sent of %s original · %s · encoding %s\n", viewCount(int64(len(it.Content)), "byte", "bytes"),
 		rdOriginal(it), viewCount(strings.Count(it.Content, "\n")+rdNoFinalNL(it.Content), "line", "lines"), viewVisible(rdOr(it.Encoding, "unknown")))
-	if it.Truncated {
+	if it.Truncated && it.StartLine > 0 {
+		fmt.Fprintf(b, "- truncated: a region, lines %s–%s of the file\n", viewInt(it.StartLine), viewInt(it.EndLine))
+	} else if it.Truncated {
 		b.WriteString("- truncated: yes (head and tail kept, a marker in between)\n")
 	} else {
 		b.WriteString("- truncated: no\n")

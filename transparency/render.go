@@ -399,7 +399,7 @@ func rnXML(p *pack.Pack) string {
 			"importance", it.Importance, "encoding", it.Encoding, "sha256", it.SHA256, "blob", it.Blob,
 			"truncated", strconv.FormatBool(it.Truncated), "original_size_bytes", rnSize(it.OriginalSizeBytes), "original_withheld", it.OriginalWithheld,
 			"start_line", rnLine(it.StartLine), "end_line", rnLine(it.EndLine), "symbol", it.Symbol, "type", it.SymbolType,
-			"relationship", strings.Join(it.Relationship, " "), "distance", rnLine(it.Distance))
+			"relationship", strings.Join(it.Relationship, " "), "distance", rnDistance(it.Distance))
 		w.b.WriteByte('\n')
 		for _, r := range it.Redactions {
 			w.empty("redaction", "line", strconv.Itoa(r.Line), "rule_id", r.RuleID)
@@ -484,6 +484,14 @@ func rnSize(n *int64) string {
 }
 
 // rnLine is a line number or distance as an attribute: "" (left out) for 0.
+// rnDistance is an item's distance attribute ("" when it has none).
+func rnDistance(d *int) string {
+	if d == nil {
+		return ""
+	}
+	return strconv.Itoa(*d)
+}
+
 func rnLine(n int) string {
 	if n == 0 {
 		return ""

@@ -188,6 +188,16 @@ func viewFenceBlock(b *strings.Builder, content, lang string) {
 	}
 }
 
+// viewProseBlock renders a message (a commit or pull-request body) as a
+// fenced block. Its final newline is not part of what it says (the intent
+// trims messages), so no end-of-file marker follows it.
+func viewProseBlock(b *strings.Builder, content, lang string) {
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	viewFenceBlock(b, content, lang)
+}
+
 // viewNoEOL follows a fenced block whose content has no final newline.
 const viewNoEOL = `\ No newline at end of file`
 
