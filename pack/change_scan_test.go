@@ -1,0 +1,97 @@
+package pack_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
+	"github.com/ctxpack/ctxpack/source"
+)
+
+// recordingScanner finds FAKESECRET tokens and records every path it was
+// given, so a test can tell what a build scanned.
+type recordingScanner struct {
+	mu      sync.Mutex
+	scanned map[string]int
+}
+
+var fakeSecret = regexp.MustCompile(`FAKESECRET[0-9A-Z]{12}`)
+
+func (s *recordingScanner) Scan(_ context.Context, path string, content []byte) ([]pack.Finding, error) {
+	s.mu.Lock()
+	s.scanned[path]++
+	s.mu.Unlock()
+	var out []pack.Finding
+	for _, m := range fakeSecret.FindAllIndex(content, -1) {
+		line := strings.Count(string(content[:m[0]]), "\n") + 1
+		out = append(out, pack.Finding{RuleID: "fake-secret", Path: path, StartLine: line, EndLine: line,
+			Fingerprint: path + ":fake-secret", Start: m[0], End: m[1]})
+	}
+	return out, nil
+}
+
+// A change pack scans the files it may send (the changed files, key files,
+// the rest of the snapshot, relations) and not the unchanged boilerplate it
+// lists but never sends; what it sends is scanned and redacted as before.
+func TestChangePackScansWhatItMaySend(t *testing.T) {
+	g := changeRepo(t)
+	// A secret in an unchanged key file the pack sends.
+	g.Write("README.md", "# shop\n\nShop keeps orders in a store.\ntoken: FAKESECRET0123456789AB\n")
+	g.Commit("readme")
+	g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
+	g.Commit("store: refuse x")
+
+	ctx := context.Background()
+	repo, err := source.Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &recordingScanner{scanned: map[string]int{}}
+	res, err := pack.Build(ctx, snap, pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]pack.LedgerRow{}
+	for _, r := range res.Ledger {
+		listed[r.Path] = r
+	}
+	for _, tc := range []struct {
+		path        string
+		wantScanned bool
+		wantReason  pack.Reason
+	}{
+		{"store/store.go", true, ""},
+		{"README.md", true, ""},
+		{"go.mod", true, ""},
+		{"LICENSE", false, pack.ReasonBoilerplate},
+		{"CHANGELOG.md", false, pack.ReasonBoilerplate},
+	} {
+		row, ok := listed[tc.path]
+		if !ok {
+			t.Errorf("%s: not in the ledger", tc.path)
+			continue
+		}
+		if got := sc.scanned[tc.path] > 0; got != tc.wantScanned {
+			t.Errorf("%s: scanned = %v, want %v", tc.path, got, tc.wantScanned)
+		}
+		if row.Reason != tc.wantReason {
+			t.Errorf("%s: reason %q, want %q", tc.path, row.Reason, tc.wantReason)
+		}
+	}
+	if strings.Contains(string(res.JSON), "FAKESECRET") {
+		t.Error("the pack holds the secret of README.md")
+	}
+	readme, ok := item(res.Pack, "README.md")
+	if !ok || !strings.Contains(readme.Content, "[REDACTED:fake-secret]") || readme.OriginalWithheld != pack.WithheldSecret {
+		t.Errorf("README.md: sent %v, content %q, original_withheld %q; want it redacted and its original withheld", ok, readme.Content, readme.OriginalWithheld)
+	}
+}
