@@ -2,11 +2,13 @@ package pack_test
 
 import (
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
@@ -17,6 +19,8 @@ import (
 type recordingScanner struct {
 	mu      sync.Mutex
 	scanned map[string]int
+	// last is the last text scanned under each path.
+	last map[string]string
 }
 
 var fakeSecret = regexp.MustCompile(`FAKESECRET[0-9A-Z]{12}`)
@@ -24,6 +28,10 @@ var fakeSecret = regexp.MustCompile(`FAKESECRET[0-9A-Z]{12}`)
 func (s *recordingScanner) Scan(_ context.Context, path string, content []byte) ([]pack.Finding, error) {
 	s.mu.Lock()
 	s.scanned[path]++
+	if s.last == nil {
+		s.last = map[string]string{}
+	}
+	s.last[path] = string(content)
 	s.mu.Unlock()
 	var out []pack.Finding
 	for _, m := range fakeSecret.FindAllIndex(content, -1) {
@@ -93,5 +101,56 @@ func TestChangePackScansWhatItMaySend(t *testing.T) {
 	readme, ok := item(res.Pack, "README.md")
 	if !ok || !strings.Contains(readme.Content, "[REDACTED:fake-secret]") || readme.OriginalWithheld != pack.WithheldSecret {
 		t.Errorf("README.md: sent %v, content %q, original_withheld %q; want it redacted and its original withheld", ok, readme.Content, readme.OriginalWithheld)
+	}
+}
+
+// The last scan of a Summary pack's fields is of the very document the audit
+// scans in the written pack (so the scan cache answers the audit's scan).
+func TestSummaryScansTheAuditsDocument(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		secret bool // a secret in a file the summary describes
+	}{
+		{"clean", false},
+		{"secret in a file", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := changeRepo(t)
+			if tc.secret {
+				g.Write("api/keys.go", "package api\n\n// Key is the API key.\nconst Key = \"FAKESECRET0123456789AB\"\n")
+				g.Commit("keys")
+			}
+			ctx := context.Background()
+			repo, err := source.Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			snap, err := repo.Commit(ctx, "HEAD", policy.ScopeTree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap.Changes = nil // the tree as it is
+			pol := policy.Default()
+			pol.Pack.Type = policy.TypeSummary
+			built := &recordingScanner{scanned: map[string]int{}}
+			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: built, ToolVersion: "0.0.0-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var written pack.Pack
+			if err := json.Unmarshal(res.JSON, &written); err != nil {
+				t.Fatal(err)
+			}
+			audited := &recordingScanner{scanned: map[string]int{}}
+			if found, failed := audit.PackSecrets(ctx, audited, &written); len(found)+len(failed) > 0 {
+				t.Fatalf("audit: %d found, %d failed", len(found), len(failed))
+			}
+			const fields = "(pack fields)"
+			want, got := audited.last[fields], built.last[fields]
+			if want == "" || got != want {
+				t.Errorf("the builder last scanned %d bytes of pack fields, the audit %d: they differ", len(got), len(want))
+			}
+		})
 	}
 }
