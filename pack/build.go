@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -205,12 +206,27 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	// intent, within a token budget (change.go). A pack without changes (a
 	// clean work tree, a plain directory) packs the tree as it is.
 	changePack := b.changePack
-	readable := make(map[string]bool, len(b.entries))
-	for _, e := range b.entries {
+	var scanErr error
+	readable := func(p string) bool {
+		e := b.byPath[p]
+		if e == nil {
+			return false
+		}
+		// Only a scan under secrets.action exclude or fail can exclude a
+		// file: then a file not scanned yet is scanned first.
+		if b.secretAction() != SecretRedacted {
+			if err := b.scanEntry(ctx, e); err != nil {
+				scanErr = cmp.Or(scanErr, err)
+				return false
+			}
+		}
 		// Manifests are read only when their content could leave anyway.
-		readable[e.file.Path] = e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
+		return e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
 	}
-	manifest, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, langFiles(b.snap.Files), func(p string) bool { return readable[p] })
+	manifest, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, langFiles(b.snap.Files), readable)
+	if scanErr != nil {
+		return nil, scanErr
+	}
 	b.notes = append(b.notes, notes...)
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err

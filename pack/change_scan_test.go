@@ -154,3 +154,47 @@ func TestSummaryScansTheAuditsDocument(t *testing.T) {
 		})
 	}
 }
+
+// Under secrets.action exclude a manifest that holds a secret is excluded
+// before it is read for the manifest, in a change pack as in any other
+// (a change pack scans files late; the manifest must not read one first).
+func TestChangePackManifestOfExcludedFile(t *testing.T) {
+	for _, tc := range []struct {
+		action   string
+		wantRead bool
+	}{
+		{policy.ActionRedact, true},
+		{policy.ActionExclude, false},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			g := changeRepo(t)
+			g.Write("go.mod", "module example.com/shopmodule\n\n// token FAKESECRET0123456789AB\n\ngo 1.22\n\nrequire example.com/widgets v1.2.3\n")
+			g.Commit("go.mod")
+			g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
+			g.Commit("store: refuse x")
+			ctx := context.Background()
+			repo, err := source.Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := policy.Default()
+			pol.Secrets.Action = tc.action
+			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: &recordingScanner{scanned: map[string]int{}}, ToolVersion: "0.0.0-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := json.Marshal(res.Pack.Manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Pack.Manifest.ProjectName == "shopmodule"; got != tc.wantRead {
+				t.Errorf("manifest read go.mod: %v, want %v (manifest %s)", got, tc.wantRead, m)
+			}
+		})
+	}
+}
