@@ -199,6 +199,15 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.examineAll(ctx); err != nil {
 		return nil, err
 	}
+	// The changed files are sent (or their diffs withheld because of what
+	// their scan finds): scan them first.
+	var changed []*entry
+	for _, c := range b.snap.Changes {
+		changed = append(changed, b.byPath[c.Path])
+	}
+	if err := b.scanEntries(ctx, changed); err != nil {
+		return nil, err
+	}
 	if b.opts.Related == nil {
 		b.opts.Related = b.relatedByImports
 	}

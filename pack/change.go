@@ -191,15 +191,6 @@ func IsBoilerplate(p string) bool {
 // buildChange builds the Full pack of a change under the token budget.
 func (b *builder) buildChange(ctx context.Context, changes []Change, manifest Manifest) (*Pack, error) {
 	intent := b.intent
-	var changedEntries []*entry
-	for _, c := range changes {
-		if c.Status != "deleted" {
-			changedEntries = append(changedEntries, b.byPath[c.Path])
-		}
-	}
-	if err := b.scanEntries(ctx, changedEntries); err != nil {
-		return nil, err
-	}
 	states := b.changeStates(changes)
 	b.changed = map[string]bool{}
 	for _, st := range states {

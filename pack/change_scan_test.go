@@ -198,3 +198,52 @@ func TestChangePackManifestOfExcludedFile(t *testing.T) {
 		})
 	}
 }
+
+// Under secrets.action exclude a changed file that holds a secret outside
+// its changed lines is excluded, and so is its diff: the file is scanned
+// before its diff is bounded.
+func TestChangePackDiffOfExcludedFile(t *testing.T) {
+	for _, tc := range []struct {
+		action       string
+		wantWithheld pack.Reason
+	}{
+		{policy.ActionRedact, ""},
+		{policy.ActionExclude, pack.ReasonCredentials},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			g := changeRepo(t)
+			// The secret is far from the changed line: not in the diff's context.
+			head := "package store\n\n// token FAKESECRET0123456789AB\n" + strings.Repeat("\n// padding\n", 10)
+			g.Write("store/check.go", head+"\n// validKey reports whether k may be stored.\nfunc validKey(k string) bool {\n\treturn k != \"\"\n}\n")
+			g.Commit("check")
+			g.Write("store/check.go", head+"\n// validKey reports whether k may be stored.\nfunc validKey(k string) bool {\n\treturn k != \"\" && k != \"x\"\n}\n")
+			g.Commit("store: refuse x")
+			ctx := context.Background()
+			repo, err := source.Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := policy.Default()
+			pol.Secrets.Action = tc.action
+			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: &recordingScanner{scanned: map[string]int{}}, ToolVersion: "0.0.0-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Pack.Changes) != 1 {
+				t.Fatalf("%d changes, want 1", len(res.Pack.Changes))
+			}
+			c := res.Pack.Changes[0]
+			if c.DiffWithheld != tc.wantWithheld {
+				t.Errorf("diff of %s withheld %q, want %q", c.Path, c.DiffWithheld, tc.wantWithheld)
+			}
+			if strings.Contains(string(res.JSON), "FAKESECRET") {
+				t.Error("the pack holds the secret")
+			}
+		})
+	}
+}
