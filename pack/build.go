@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -146,7 +145,10 @@ func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 	}
 	b := &builder{snap: snap, opts: opts, pol: opts.Policy}
 	b.changePack = len(snap.Changes) > 0 && b.pol.Pack.Type != policy.TypeSummary
-	b.lazyScan = b.changePack
+	// Under secrets.action exclude or fail a scan decides what is listed
+	// (credentials) and whether the pack fails, for every listed file: then
+	// every file is scanned as it is read.
+	b.lazyScan = b.changePack && b.secretAction() == SecretRedacted
 	return b.build(ctx)
 }
 
@@ -199,8 +201,7 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.examineAll(ctx); err != nil {
 		return nil, err
 	}
-	// The changed files are sent (or their diffs withheld because of what
-	// their scan finds): scan them first.
+	// The changed files are sent: scan them first.
 	var changed []*entry
 	for _, c := range b.snap.Changes {
 		changed = append(changed, b.byPath[c.Path])
@@ -215,27 +216,12 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	// intent, within a token budget (change.go). A pack without changes (a
 	// clean work tree, a plain directory) packs the tree as it is.
 	changePack := b.changePack
-	var scanErr error
-	readable := func(p string) bool {
-		e := b.byPath[p]
-		if e == nil {
-			return false
-		}
-		// Only a scan under secrets.action exclude or fail can exclude a
-		// file: then a file not scanned yet is scanned first.
-		if b.secretAction() != SecretRedacted {
-			if err := b.scanEntry(ctx, e); err != nil {
-				scanErr = cmp.Or(scanErr, err)
-				return false
-			}
-		}
+	readable := make(map[string]bool, len(b.entries))
+	for _, e := range b.entries {
 		// Manifests are read only when their content could leave anyway.
-		return e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
+		readable[e.file.Path] = e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
 	}
-	manifest, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, langFiles(b.snap.Files), readable)
-	if scanErr != nil {
-		return nil, scanErr
-	}
+	manifest, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, langFiles(b.snap.Files), func(p string) bool { return readable[p] })
 	b.notes = append(b.notes, notes...)
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err

@@ -256,11 +256,6 @@ func (b *builder) grep(ctx context.Context, words []string, opts GrepOptions) (m
 	}
 	out := map[string][]string{}
 	for _, e := range b.entries {
-		if b.secretAction() != SecretRedacted { // a scan may exclude it
-			if err := b.scanEntry(ctx, e); err != nil {
-				return nil, err
-			}
-		}
 		if e.row.Reason != "" || !hasExt(e.file.Path, opts.Exts) {
 			continue
 		}
