@@ -479,9 +479,9 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	return e, nil
 }
 
-// scanEntry secret-scans a file read but not yet scanned (lazyScan); it may
-// exclude it (secrets.action exclude or fail). Every use of a file's text
-// beyond reading and classifying it comes after its scan.
+// scanEntry secret-scans a file read but not yet scanned (lazyScan). Every
+// use of a file's text beyond reading and classifying it (facts, regions,
+// items) comes after its scan.
 func (b *builder) scanEntry(ctx context.Context, e *entry) error {
 	if e == nil || !e.pending {
 		return nil
