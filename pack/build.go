@@ -126,6 +126,9 @@ type entry struct {
 	// withheld says why the original's size, digest and blob id may not
 	// leave (WithheldSecret, WithheldCredentials); see withhold.go.
 	withheld string
+	// pending: read and classified, not yet secret-scanned (a change pack
+	// scans a file when it may use it; see scanEntry).
+	pending bool
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -142,6 +145,10 @@ func Build(ctx context.Context, snap *Snapshot, opts Options) (*Result, error) {
 	}
 	b := &builder{snap: snap, opts: opts, pol: opts.Policy}
 	b.changePack = len(snap.Changes) > 0 && b.pol.Pack.Type != policy.TypeSummary
+	// Under secrets.action exclude or fail a scan decides what is listed
+	// (credentials) and whether the pack fails, for every listed file: then
+	// every file is scanned as it is read.
+	b.lazyScan = b.changePack && b.secretAction() == SecretRedacted
 	return b.build(ctx)
 }
 
@@ -172,6 +179,11 @@ type builder struct {
 	// changePack: the snapshot has changes and no Summary is asked for, so
 	// the pack is a change pack (change.go).
 	changePack bool
+	// lazyScan: files are secret-scanned when the pack may use them
+	// (scanEntry), not when they are read: a change pack sends a few of the
+	// files it lists, and scanning the rest (unchanged boilerplate, files
+	// read only to look for a relation) was most of a small change's cost.
+	lazyScan bool
 	// redactedNames are the names RedactNames replaced (names.go).
 	redactedNames map[string]bool
 	// secretPaths are paths without an entry (a deleted or renamed file's)
@@ -187,6 +199,14 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	if err := b.examineAll(ctx); err != nil {
+		return nil, err
+	}
+	// The changed files are sent: scan them first.
+	var changed []*entry
+	for _, c := range b.snap.Changes {
+		changed = append(changed, b.byPath[c.Path])
+	}
+	if err := b.scanEntries(ctx, changed); err != nil {
 		return nil, err
 	}
 	if b.opts.Related == nil {
@@ -227,6 +247,10 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 			b.byPath = map[string]*entry{}
 			for _, e := range b.entries {
 				b.byPath[e.file.Path] = e
+			}
+			// A Summary pack describes every listed file: scan them all.
+			if err := b.scanEntries(ctx, b.entries); err != nil {
+				return nil, err
 			}
 			b.resetForSummary()
 			for _, e := range b.entries { // a Summary pack reports every file's
@@ -445,10 +469,42 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	if e.row.Reason != "" {
 		return e, nil
 	}
+	if e.encoding != EncUTF8 {
+		e.notes = append(e.notes, fmt.Sprintf("%s: decoded from %s", e.file.Path, e.encoding))
+	}
+	if b.lazyScan {
+		e.pending = true
+		return e, nil
+	}
 	if err := b.prepareContent(ctx, e); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// scanEntry secret-scans a file read but not yet scanned (lazyScan). Every
+// use of a file's text beyond reading and classifying it (facts, regions,
+// items) comes after its scan.
+func (b *builder) scanEntry(ctx context.Context, e *entry) error {
+	if e == nil || !e.pending {
+		return nil
+	}
+	e.pending = false
+	return b.prepareContent(ctx, e)
+}
+
+// scanEntries scans the pending entries of es, spread over the cores.
+func (b *builder) scanEntries(ctx context.Context, es []*entry) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for _, e := range es {
+		if e == nil || !e.pending {
+			continue
+		}
+		e.pending = false
+		g.Go(func() error { return b.prepareContent(gctx, e) })
+	}
+	return g.Wait()
 }
 
 // prepareContent truncates a candidate and applies the secret policy.
@@ -508,9 +564,6 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	e.row.Truncated = truncated
 	e.row.Redactions = len(reds.list)
 	e.row.RuleIDs = ruleIDs(all)
-	if e.encoding != EncUTF8 {
-		e.notes = append(e.notes, fmt.Sprintf("%s: decoded from %s", e.file.Path, e.encoding))
-	}
 	return nil
 }
 

@@ -346,7 +346,11 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 	// A file's regions never overlap: a region that shares a line with one
 	// already planned (a whole file shares every line) is left out.
 	inPack := map[*entry][][2]int{}
+	var scanErr error
 	addRegion := func(u *unit) {
+		if err := b.scanEntry(ctx, u.e); err != nil && scanErr == nil {
+			scanErr = err
+		}
 		if u.e == nil || u.e.row.Reason != "" {
 			return
 		}
@@ -425,7 +429,20 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 		addRegion(u)
 	}
 	// Key files, then the rest: unchanged files of the snapshot, boilerplate
-	// and generated files left out.
+	// and generated files left out — and never scanned, since they are not
+	// sent (a generated file that could be a key file is).
+	var candidates []*entry
+	for _, e := range b.entries {
+		if e.row.Reason != "" || changed[e.file.Path] || IsBoilerplate(e.file.Path) {
+			continue
+		}
+		if e.importance != "" || !(isGeneratedPath(e.file.Path) || generatedText(e.original)) {
+			candidates = append(candidates, e)
+		}
+	}
+	if err := b.scanEntries(ctx, candidates); err != nil {
+		return nil, err
+	}
 	b.chooseKeyFiles()
 	var rest []*entry
 	for _, e := range b.entries {
@@ -454,6 +471,9 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 	})
 	for i, e := range rest {
 		addRegion(&unit{class: classRest, rank: i, e: e})
+	}
+	if scanErr != nil {
+		return nil, scanErr
 	}
 	sort.SliceStable(units, func(i, j int) bool {
 		if units[i].class != units[j].class {
@@ -615,6 +635,9 @@ func hunksCover(st *changeState, lo, hi int) bool {
 // when there is none or it may not leave.
 func (b *builder) entryOf(ctx context.Context, p string) (*entry, error) {
 	if e, ok := b.byPath[p]; ok {
+		if err := b.scanEntry(ctx, e); err != nil {
+			return nil, err
+		}
 		if e.row.Reason != "" {
 			return nil, nil
 		}
@@ -645,6 +668,9 @@ func (b *builder) entryOf(ctx context.Context, p string) (*entry, error) {
 		return nil, err
 	}
 	b.addEntry(e)
+	if err := b.scanEntry(ctx, e); err != nil {
+		return nil, err
+	}
 	if e.row.Reason != "" {
 		return nil, nil
 	}

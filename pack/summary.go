@@ -118,8 +118,8 @@ func (b *builder) factsOf(p string) *lang.Facts {
 		return f
 	}
 	e := b.byPath[p]
-	if e == nil || e.row.Reason != "" {
-		return nil
+	if e == nil || e.row.Reason != "" || e.pending {
+		return nil // a pending file's text is not read before its scan (scanEntry)
 	}
 	b.extractAll([]string{p})
 	return b.facts[p]

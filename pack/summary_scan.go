@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -95,12 +96,10 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 			changed = true
 		}
 	}
-	rest := *p
-	rest.Changes = append([]Change(nil), p.Changes...)
-	for i := range rest.Changes {
-		rest.Changes[i].Diff = ""
+	strs, err := b.auditFields(p)
+	if err != nil {
+		return false, err
 	}
-	strs := Strings(&rest)
 	var doc strings.Builder
 	offsets := make([]int, len(strs))
 	for i, s := range strs {
@@ -153,6 +152,27 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 		changed = true
 	}
 	return changed, nil
+}
+
+// auditFields are the strings of p the audit scans as one document (see
+// audit.PackSecrets): p as it will be written — originals withheld,
+// finalized — without items and diffs. Scanning exactly that document here
+// lets the audit's scan of the written pack be answered by the scan cache
+// instead of a second scan of the same text.
+func (b *builder) auditFields(p *Pack) ([]string, error) {
+	q := *p
+	// Clones keep nil apart from empty: the copy must serialize as p will.
+	q.FileIndex, q.Changes = slices.Clone(p.FileIndex), slices.Clone(p.Changes)
+	q.KeyFiles, q.Contents = slices.Clone(p.KeyFiles), slices.Clone(p.Contents)
+	b.withholdOriginals(&q) // what result does to p: on the copies only
+	if _, err := Finalize(&q); err != nil {
+		return nil, err
+	}
+	q.KeyFiles, q.Contents = nil, nil
+	for i := range q.Changes {
+		q.Changes[i].Diff = ""
+	}
+	return Strings(&q), nil
 }
 
 // Strings lists every string value of v in JSON document order with object

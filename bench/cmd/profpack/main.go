@@ -2,7 +2,7 @@
 // the pack and record written like the CLI does) under the CPU and heap
 // profilers, for finding where a benchmarked run spends its time.
 //
-//	go run ./bench/cmd/profpack -cpuprofile cpu.out [-commit HEAD] [-unlimited] DIR
+//	go run ./bench/cmd/profpack -cpuprofile cpu.out [-commit HEAD] [-unlimited] [-n N] DIR
 //	go tool pprof -top cpu.out
 package main
 
@@ -11,8 +11,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/ctxpack/ctxpack/pipeline"
@@ -28,6 +31,7 @@ func main() {
 	typ := flag.String("type", "", "pack type (full, summary, auto)")
 	unlimited := flag.Bool("unlimited", false, "raise every limit so each text file is packed")
 	out := flag.String("o", os.DevNull, "write the pack here")
+	n := flag.Int("n", 1, "run the pipeline N times (each with a cold scan cache), for enough samples on a small change")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: profpack [flags] DIR")
@@ -51,9 +55,21 @@ func main() {
 		go peakProfile(*peak)
 	}
 	start := time.Now()
-	run, err := pipeline.Execute(context.Background(), opts)
-	if err != nil {
-		fail(err)
+	var run *pipeline.Run
+	for i := 0; i < max(*n, 1); i++ {
+		if run != nil {
+			run.Close()
+		}
+		// Cold like every ratio of bench/run: the scan cache a previous run left goes.
+		if dir := gitStateDir(flag.Arg(0)); dir != "" {
+			if err := os.RemoveAll(filepath.Join(dir, "scan-cache")); err != nil {
+				fail(err)
+			}
+		}
+		var err error
+		if run, err = pipeline.Execute(context.Background(), opts); err != nil {
+			fail(err)
+		}
 	}
 	defer run.Close()
 	if err := os.WriteFile(*out, run.Result.JSON, 0o644); err != nil {
@@ -72,6 +88,16 @@ func main() {
 		}
 		f.Close()
 	}
+}
+
+// gitStateDir is ctxpack's state directory of the repository at dir (where
+// the scan cache lives), or "" outside a repository.
+func gitStateDir(dir string) string {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "ctxpack")
 }
 
 func fail(err error) {

@@ -1,0 +1,249 @@
+package pack_test
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
+	"github.com/ctxpack/ctxpack/source"
+)
+
+// recordingScanner finds FAKESECRET tokens and records every path it was
+// given, so a test can tell what a build scanned.
+type recordingScanner struct {
+	mu      sync.Mutex
+	scanned map[string]int
+	// last is the last text scanned under each path.
+	last map[string]string
+}
+
+var fakeSecret = regexp.MustCompile(`FAKESECRET[0-9A-Z]{12}`)
+
+func (s *recordingScanner) Scan(_ context.Context, path string, content []byte) ([]pack.Finding, error) {
+	s.mu.Lock()
+	s.scanned[path]++
+	if s.last == nil {
+		s.last = map[string]string{}
+	}
+	s.last[path] = string(content)
+	s.mu.Unlock()
+	var out []pack.Finding
+	for _, m := range fakeSecret.FindAllIndex(content, -1) {
+		line := strings.Count(string(content[:m[0]]), "\n") + 1
+		out = append(out, pack.Finding{RuleID: "fake-secret", Path: path, StartLine: line, EndLine: line,
+			Fingerprint: path + ":fake-secret", Start: m[0], End: m[1]})
+	}
+	return out, nil
+}
+
+// A change pack scans the files it may send (the changed files, key files,
+// the rest of the snapshot, relations) and not the unchanged boilerplate it
+// lists but never sends; what it sends is scanned and redacted as before.
+func TestChangePackScansWhatItMaySend(t *testing.T) {
+	g := changeRepo(t)
+	// A secret in an unchanged key file the pack sends.
+	g.Write("README.md", "# shop\n\nShop keeps orders in a store.\ntoken: FAKESECRET0123456789AB\n")
+	g.Commit("readme")
+	g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
+	g.Commit("store: refuse x")
+
+	ctx := context.Background()
+	repo, err := source.Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &recordingScanner{scanned: map[string]int{}}
+	res, err := pack.Build(ctx, snap, pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]pack.LedgerRow{}
+	for _, r := range res.Ledger {
+		listed[r.Path] = r
+	}
+	for _, tc := range []struct {
+		path        string
+		wantScanned bool
+		wantReason  pack.Reason
+	}{
+		{"store/store.go", true, ""},
+		{"README.md", true, ""},
+		{"go.mod", true, ""},
+		{"LICENSE", false, pack.ReasonBoilerplate},
+		{"CHANGELOG.md", false, pack.ReasonBoilerplate},
+	} {
+		row, ok := listed[tc.path]
+		if !ok {
+			t.Errorf("%s: not in the ledger", tc.path)
+			continue
+		}
+		if got := sc.scanned[tc.path] > 0; got != tc.wantScanned {
+			t.Errorf("%s: scanned = %v, want %v", tc.path, got, tc.wantScanned)
+		}
+		if row.Reason != tc.wantReason {
+			t.Errorf("%s: reason %q, want %q", tc.path, row.Reason, tc.wantReason)
+		}
+	}
+	if strings.Contains(string(res.JSON), "FAKESECRET") {
+		t.Error("the pack holds the secret of README.md")
+	}
+	readme, ok := item(res.Pack, "README.md")
+	if !ok || !strings.Contains(readme.Content, "[REDACTED:fake-secret]") || readme.OriginalWithheld != pack.WithheldSecret {
+		t.Errorf("README.md: sent %v, content %q, original_withheld %q; want it redacted and its original withheld", ok, readme.Content, readme.OriginalWithheld)
+	}
+}
+
+// The last scan of a Summary pack's fields is of the very document the audit
+// scans in the written pack (so the scan cache answers the audit's scan).
+func TestSummaryScansTheAuditsDocument(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		secret bool // a secret in a file the summary describes
+	}{
+		{"clean", false},
+		{"secret in a file", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := changeRepo(t)
+			if tc.secret {
+				g.Write("api/keys.go", "package api\n\n// Key is the API key.\nconst Key = \"FAKESECRET0123456789AB\"\n")
+				g.Commit("keys")
+			}
+			ctx := context.Background()
+			repo, err := source.Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			snap, err := repo.Commit(ctx, "HEAD", policy.ScopeTree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap.Changes = nil // the tree as it is
+			pol := policy.Default()
+			pol.Pack.Type = policy.TypeSummary
+			built := &recordingScanner{scanned: map[string]int{}}
+			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: built, ToolVersion: "0.0.0-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var written pack.Pack
+			if err := json.Unmarshal(res.JSON, &written); err != nil {
+				t.Fatal(err)
+			}
+			audited := &recordingScanner{scanned: map[string]int{}}
+			if found, failed := audit.PackSecrets(ctx, audited, &written); len(found)+len(failed) > 0 {
+				t.Fatalf("audit: %d found, %d failed", len(found), len(failed))
+			}
+			const fields = "(pack fields)"
+			want, got := audited.last[fields], built.last[fields]
+			if want == "" || got != want {
+				t.Errorf("the builder last scanned %d bytes of pack fields, the audit %d: they differ", len(got), len(want))
+			}
+		})
+	}
+}
+
+// Under secrets.action exclude a manifest that holds a secret is excluded
+// before it is read for the manifest, in a change pack as in any other
+// (a change pack scans files late; the manifest must not read one first).
+func TestChangePackManifestOfExcludedFile(t *testing.T) {
+	for _, tc := range []struct {
+		action   string
+		wantRead bool
+	}{
+		{policy.ActionRedact, true},
+		{policy.ActionExclude, false},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			g := changeRepo(t)
+			g.Write("go.mod", "module example.com/shopmodule\n\n// token FAKESECRET0123456789AB\n\ngo 1.22\n\nrequire example.com/widgets v1.2.3\n")
+			g.Commit("go.mod")
+			g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
+			g.Commit("store: refuse x")
+			ctx := context.Background()
+			repo, err := source.Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := policy.Default()
+			pol.Secrets.Action = tc.action
+			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: &recordingScanner{scanned: map[string]int{}}, ToolVersion: "0.0.0-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := json.Marshal(res.Pack.Manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Pack.Manifest.ProjectName == "shopmodule"; got != tc.wantRead {
+				t.Errorf("manifest read go.mod: %v, want %v (manifest %s)", got, tc.wantRead, m)
+			}
+		})
+	}
+}
+
+// Under secrets.action exclude a changed file that holds a secret outside
+// its changed lines is excluded, and so is its diff: the file is scanned
+// before its diff is bounded.
+func TestChangePackDiffOfExcludedFile(t *testing.T) {
+	for _, tc := range []struct {
+		action       string
+		wantWithheld pack.Reason
+	}{
+		{policy.ActionRedact, ""},
+		{policy.ActionExclude, pack.ReasonCredentials},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			g := changeRepo(t)
+			// The secret is far from the changed line: not in the diff's context.
+			head := "package store\n\n// token FAKESECRET0123456789AB\n" + strings.Repeat("\n// padding\n", 10)
+			g.Write("store/check.go", head+"\n// validKey reports whether k may be stored.\nfunc validKey(k string) bool {\n\treturn k != \"\"\n}\n")
+			g.Commit("check")
+			g.Write("store/check.go", head+"\n// validKey reports whether k may be stored.\nfunc validKey(k string) bool {\n\treturn k != \"\" && k != \"x\"\n}\n")
+			g.Commit("store: refuse x")
+			ctx := context.Background()
+			repo, err := source.Open(g.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := policy.Default()
+			pol.Secrets.Action = tc.action
+			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: &recordingScanner{scanned: map[string]int{}}, ToolVersion: "0.0.0-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Pack.Changes) != 1 {
+				t.Fatalf("%d changes, want 1", len(res.Pack.Changes))
+			}
+			c := res.Pack.Changes[0]
+			if c.DiffWithheld != tc.wantWithheld {
+				t.Errorf("diff of %s withheld %q, want %q", c.Path, c.DiffWithheld, tc.wantWithheld)
+			}
+			if strings.Contains(string(res.JSON), "FAKESECRET") {
+				t.Error("the pack holds the secret")
+			}
+		})
+	}
+}
