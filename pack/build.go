@@ -129,6 +129,8 @@ type entry struct {
 	// pending: read and classified, not yet secret-scanned (a change pack
 	// scans a file when it may use it; see scanEntry).
 	pending bool
+	// scanned: the whole file was secret-scanned (prepareContent).
+	scanned bool
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -332,6 +334,11 @@ func (b *builder) result(p *Pack) (*Result, error) {
 		row := e.row
 		if why := b.withheldOf(e.file.Path); why != "" {
 			withholdRow(&row, why)
+		} else if !e.scanned {
+			// Never secret-scanned (excluded by path, binary, or listed
+			// by a change pack that did not use it): a digest of it could
+			// confirm a guess of a secret it holds, so none is described.
+			row.SHA256Original, row.Blob = "", ""
 		}
 		res.Ledger = append(res.Ledger, row)
 		if e.fromTree {
@@ -519,6 +526,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	if err != nil {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}
+	e.scanned = true
 	var spans, whole []redactSpan
 	var sentFindings []Finding // a finding in lines truncation cut away was never sent
 	for _, f := range findings {

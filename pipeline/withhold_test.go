@@ -186,3 +186,39 @@ func TestRedactedFileOriginalNeverLeaves(t *testing.T) {
 		}
 	}
 }
+
+// TestUnscannedFileDescribesNoDigest: a file a change pack lists but never
+// scans (unchanged boilerplate, a file excluded by path) publishes no blob
+// id or sha256 of its bytes: had it held a secret, either would let anyone
+// confirm a guess of it offline.
+func TestUnscannedFileDescribesNoDigest(t *testing.T) {
+	f := secrettest.Make(607)
+	g := gittest.New(t)
+	licence := "MIT License\n\n" + f.GitHub + "\n"
+	vendored := "module.exports = '" + f.Stripe + "'\n"
+	g.Write("LICENSE", licence)
+	g.Write("node_modules/x/index.js", vendored)
+	g.Write("a.go", "package a\n")
+	g.Commit("base")
+	g.Write("a.go", "package a // changed\n")
+	g.Commit("change")
+	run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := outputs(t, run)
+	for where, data := range outs {
+		for _, c := range []string{licence, vendored} {
+			for _, x := range []string{blobID(c), sha(c)} {
+				if strings.Contains(string(data), x) {
+					t.Errorf("%s holds a digest of a file that was never scanned (%s…)", where, x[:8])
+				}
+			}
+		}
+	}
+	for _, row := range run.Record.Ledger {
+		if row.Path == "LICENSE" && (row.Blob != "" || row.SHA256Original != "") {
+			t.Errorf("ledger row %+v", row)
+		}
+	}
+}
