@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"io/fs"
+	"os"
 	"os/signal"
 	"syscall"
 
