@@ -55,6 +55,9 @@ type PackOptions struct {
 	PullRequest *pack.PullRequest
 	// Trigger overrides the source's trigger (push, pull_request, pre-push).
 	Trigger string
+	// Repository is the repository's owner/name (GITHUB_REPOSITORY) for
+	// when its remote does not say it (no origin, or a local path).
+	Repository string
 	// Progress, when set, is told when a stage starts (nil: nobody asks).
 	Progress func(Progress)
 }
@@ -276,6 +279,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	repo.NameFromEnv(opts.Repository)
 	out, err := packRepo(ctx, repo, opts)
 	if err != nil {
 		repo.Close()

@@ -146,6 +146,7 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return usageErr("--task: %v", err)
 		}
 	}
+	opts.Repository = os.Getenv("GITHUB_REPOSITORY")
 	progress := newProgress(io, io.vb())
 	if progress != nil {
 		opts.Progress = progress.update
