@@ -52,7 +52,10 @@ func ghEscape(s string, code bool) string {
 		return true
 	}
 	word := func(i int) bool { return i >= 0 && i < len(v) && (unicode.IsLetter(v[i]) || unicode.IsDigit(v[i])) }
-	lead := ghLeading(v)
+	lead := -1 // inside a code element nothing starts a line
+	if !code {
+		lead = ghLeading(v)
+	}
 	for i, r := range v {
 		switch {
 		case r == '<':
@@ -84,7 +87,9 @@ func ghEscape(s string, code bool) string {
 }
 
 // ghLeading returns the index of the character that would make v start a
-// block (a heading, quote, list item, setext underline), or -1.
+// block when it begins a line — a quote (>), a heading (#… and a space), a
+// list item (-, + or * and a space; 1. or 1) and a space), a setext
+// underline or thematic break (only =, - or * and spaces) — or -1.
 func ghLeading(v []rune) int {
 	i := 0
 	for i < len(v) && v[i] == ' ' {
@@ -93,15 +98,31 @@ func ghLeading(v []rune) int {
 	if i == len(v) {
 		return -1
 	}
+	spaceAfter := func(j int) bool { return j >= len(v) || v[j] == ' ' }
 	switch v[i] {
-	case '#', '>', '+', '-', '=':
+	case '>':
+		return i
+	case '#':
+		j := i
+		for j < len(v) && v[j] == '#' {
+			j++
+		}
+		if j-i <= 6 && spaceAfter(j) {
+			return i
+		}
+	case '-', '+', '*':
+		if spaceAfter(i + 1) {
+			return i
+		}
+	}
+	if strings.Trim(string(v[i:]), "=-* ") == "" {
 		return i
 	}
 	j := i
-	for j < len(v) && v[j] >= '0' && v[j] <= '9' {
+	for j < len(v) && j-i < 10 && v[j] >= '0' && v[j] <= '9' {
 		j++
 	}
-	if j > i && j < len(v) && (v[j] == '.' || v[j] == ')') {
+	if j > i && j < len(v) && (v[j] == '.' || v[j] == ')') && spaceAfter(j+1) {
 		return j
 	}
 	return -1

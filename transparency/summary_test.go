@@ -129,7 +129,7 @@ func TestSummaryGoldenHostile(t *testing.T) {
 		"<code>forbidden_content</code>",
 		"<code>over_tier</code>",
 		"<code>blob_mismatch</code>",
-		"<code>aws-access-token</code> | <code>\\#1.md:4</code> | <code>3333333</code> | history |",
+		"<code>aws-access-token</code> | <code>#1.md:4</code> | <code>3333333</code> | history |",
 		"<code>pk_abcd2345</code>",
 		"<code>" + strings.Repeat("a", 64) + "</code>",
 		`<a href="https://github.com/acme/widgets/actions/runs/42">workflow run</a>`,
@@ -137,7 +137,7 @@ func TestSummaryGoldenHostile(t *testing.T) {
 		"<details><summary>credentials — 1 file</summary>",
 		"<code>@org/team.md</code>",
 		"<code>&lt;img src=x onerror=alert(1)&gt;.go</code>",
-		"<code>\\#1.md</code>",
+		"<code>#1.md</code>",
 		`<code>new\\nline\\x1b\[31m.go</code>`,
 		`<code>src/\\u202egnp.go</code>`,
 	} {
@@ -204,7 +204,7 @@ func TestSummaryNoVerdictFailsClosed(t *testing.T) {
 	// Pack only: the exclusions come from the file index.
 	out = Summary(nil, p, SummaryOptions{})
 	smAssertInert(t, out)
-	for _, want := range []string{"<details><summary>pattern_match — 3 files</summary>", "<code>\\#1.md</code> — exclude: #\u200d\\*.md"} {
+	for _, want := range []string{"<details><summary>pattern_match — 3 files</summary>", "<code>#1.md</code> — exclude: #\u200d\\*.md"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pack-only summary lacks %q", want)
 		}
@@ -298,9 +298,14 @@ func TestSummaryEscaping(t *testing.T) {
 		{"go.sum:0 snake_case_name.go", "go.sum:0 snake_case_name.go", "go.sum:0 snake_case_name.go"},
 		{"_x_ *y*", `\_x\_ \*y\*`, `\_x\_ \*y\*`},
 		{"@org/team", "@org/team", "@\u200dorg/team"},
-		{"#1", `\#1`, "\\#\u200d1"},
-		{"1. item", `1\. item`, `1\. item`},
-		{"> quote", `\> quote`, `\> quote`},
+		{"#1", "#1", "#\u200d1"},
+		{"# title", "# title", "\\#\u200d title"},
+		{"1. item", "1. item", `1\. item`},
+		{"0.1.0-dev", "0.1.0-dev", "0.1.0-dev"},
+		{"- x", "- x", `\- x`},
+		{"-x ---", "-x ---", "-x ---"},
+		{"===", "===", `\===`},
+		{"> quote", "&gt; quote", `\> quote`},
 		{"a > b", "a &gt; b", "a &gt; b"},
 		{"see GH-12", "see GH-12", "see GH-\u200d12"},
 		{"go to http://x or www.y.z", `go to http\://x or www\.y.z`, `go to http\://x or www\.y.z`},
