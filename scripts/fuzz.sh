@@ -53,7 +53,9 @@ total=0
 printf '%-48s %-24s %14s  %s\n' package target execs result
 while read -r pkg target i; do
   result=$(cat "$work/$i.result" 2>/dev/null || echo "NOT RUN")
-  execs=$(grep -o 'execs: [0-9]*' "$work/$i.log" 2>/dev/null | tail -1 | awk '{print $2}')
+  # No "execs:" line (a target still gathering its baseline when its time
+  # ran out) counts as 0, not as a failure of the script.
+  execs=$(grep -o 'execs: [0-9]*' "$work/$i.log" 2>/dev/null | tail -1 | awk '{print $2}' || true)
   execs=${execs:-0}
   total=$((total + execs))
   printf '%-48s %-24s %14s  %s\n' "${pkg#./}" "$target" "$execs" "$result"
