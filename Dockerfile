@@ -1,14 +1,21 @@
 # ctxpack GitHub Action image: `ctxpack action` on a small Debian with git.
 # Build: docker build --build-arg VERSION=$(git describe --tags --always) -t ctxpack .
+# Releases publish it for linux/amd64 and linux/arm64 to ghcr.io
+# (.github/workflows/release.yml).
 
-FROM golang:1.26-bookworm AS build
+# The builder runs on the build machine's platform and cross-compiles for
+# the target's (docker buildx --platform linux/amd64,linux/arm64 builds both
+# without emulating Go); a plain `docker build .` builds for the machine.
+FROM --platform=$BUILDPLATFORM golang:1.26-bookworm AS build
 WORKDIR /src
 ENV CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=0.1.0-action
-RUN go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/ctxpack ./cmd/ctxpack
+ARG TARGETOS
+ARG TARGETARCH
+RUN GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/ctxpack ./cmd/ctxpack
 
 FROM debian:bookworm-slim
 # git for debugging inside the job and for tools that shell out to it;

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,18 +202,6 @@ func (h *harness) checkPack(repoDir string) *pack.Pack {
 
 // mdEsc is how the reviewer summary writes text: ASCII punctuation as
 // character references.
-func mdEsc(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r < 128 && strings.ContainsRune("!\"#$%&'()*+.:;<=>?@[\\]^_`{|}~", r) {
-			b.WriteString("&#" + strconv.Itoa(int(r)) + ";")
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
 func keys(m map[string][]byte) []string {
 	var out []string
 	for k := range m {
@@ -366,7 +355,7 @@ func TestPushToExistingBranch(t *testing.T) {
 		t.Fatalf("the action left the work tree dirty:\n%s", st)
 	}
 	sum := h.summary()
-	for _, s := range []string{"ctxpack: context pack passed the policy", mdEsc(p.PackID), "https://github.com/octo/widgets/actions/runs/9876/artifacts/42", mdEsc("util.go")} {
+	for _, s := range []string{"ctxpack: context pack passed the policy", "<code>" + p.PackID + "</code>", "https://github.com/octo/widgets/actions/runs/9876/artifacts/42", "<code>util.go</code>"} {
 		if !strings.Contains(sum, s) {
 			t.Errorf("job summary lacks %q", s)
 		}
@@ -499,7 +488,7 @@ func TestPullRequestStickyComment(t *testing.T) {
 		t.Fatalf("after one run: %d comments of ours, %d creates", len(ours), h.gh.creates)
 	}
 	first := ours[0].Body
-	if !strings.HasPrefix(first, Marker) || !strings.Contains(first, mdEsc(p.PackID)) ||
+	if !strings.HasPrefix(first, Marker) || !strings.Contains(first, "<code>"+p.PackID+"</code>") ||
 		!strings.Contains(first, "/actions/runs/9876/artifacts/42") || len([]rune(first)) >= 65536 {
 		t.Fatalf("comment body:\n%s", first)
 	}
@@ -609,11 +598,24 @@ func TestForkPullRequestWithSecretAndHostileNames(t *testing.T) {
 	if os.Getenv("CTXPACK_DEBUG") != "" {
 		t.Logf("comment:\n%s\nlog:\n%s", bodies[0], log)
 	}
+	// Markup only counts unescaped: "\](" is text, and GitHub links no
+	// mention inside a code element.
+	unescapedLink := regexp.MustCompile(`(^|[^\\])\]\(javascript`)
+	codeElem := regexp.MustCompile(`<code>.*?</code>`)
 	for _, doc := range []string{bodies[0], sum} {
-		for _, bad := range []string{"<img", "javascript:alert", "@octo/admins", "](javascript", "**bold**", "|b|"} {
+		for _, bad := range []string{"<img", "**bold**", "|b|"} {
 			if strings.Contains(doc, bad) {
 				t.Errorf("rendered markdown holds %q", bad)
 			}
+		}
+		if m := unescapedLink.FindString(doc); m != "" {
+			t.Errorf("rendered markdown holds the link %q", m)
+		}
+		if outside := codeElem.ReplaceAllString(doc, ""); strings.Contains(outside, "@octo/admins") {
+			t.Errorf("rendered markdown mentions @octo/admins outside code")
+		}
+		if !strings.Contains(doc, "@octo/admins") && !strings.Contains(doc, "@\u200docto/admins") {
+			t.Errorf("the hostile name is not shown at all")
 		}
 	}
 	for _, line := range strings.Split(log, "\n") {

@@ -50,7 +50,9 @@ func (r *runner) pack(ctx context.Context) (*packed, error) {
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository: add actions/checkout before ctxpack (or set working-directory)", r.dir)
 	}
+	repo.NameFromEnv(r.o.Getenv("GITHUB_REPOSITORY"))
 	opts := pipeline.PackOptions{
+		Repository:    r.o.Getenv("GITHUB_REPOSITORY"),
 		Dir:           r.dir,
 		Type:          r.in.Type,
 		Tier:          r.in.Tier,

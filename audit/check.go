@@ -35,14 +35,15 @@ func Pack(ctx context.Context, data []byte, in Input) (*Verdict, error) {
 		return nil, fmt.Errorf("audit: a policy and a secret scanner are required")
 	}
 	v := NewVerdict()
-	if err := schema.ValidatePack(data); err != nil {
-		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + err.Error()})
-	}
 	var p pack.Pack
 	if err := json.Unmarshal(data, &p); err != nil {
+		// One failure: the schema check of bytes that are not a JSON
+		// document says the same thing again.
 		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack is not a JSON pack document: " + err.Error()})
-		v.Sort()
 		return v, nil
+	}
+	if err := schema.ValidatePack(data); err != nil {
+		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + err.Error()})
 	}
 	a := &auditor{in: in, v: v, p: &p, data: data}
 	a.integrity()

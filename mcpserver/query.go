@@ -30,7 +30,7 @@ func addQuery(srv *mcp.Server, q QueryFunc) {
 	srv.AddTool(&mcp.Tool{
 		Name:  "query",
 		Title: "ctxpack: the most relevant code for a query",
-		Description: "Seed 003's query pack: the most relevant code chunks of the repository for an identifier, a path or a phrase, " +
+		Description: "A query pack: the most relevant code chunks of the repository for an identifier, a path or a phrase, " +
 			"ranked deterministically (definitions first, then their callers), every chunk secret-scanned, within max_chars. Returns JSON " +
 			"{version, query, model_id, profile, items: [{id path:start:end, role, file, start_line, end_line, symbol, type, score, imports, content, relationship, distance}], budget}.",
 		InputSchema: querySchema,

@@ -353,7 +353,7 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 func encodingNote(enc string) string {
 	switch enc {
 	case EncLatin1:
-		return "not valid UTF-8; decoded as Latin-1 (seed 000 fallback)"
+		return "not valid UTF-8; decoded as Latin-1"
 	default:
 		return "decoded from " + enc + " (byte order mark) to UTF-8"
 	}

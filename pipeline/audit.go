@@ -25,14 +25,24 @@ type AuditOptions struct {
 	// record of exactly this pack; "" means PackFile.record.json when it
 	// exists.
 	RecordFile string
+	// Pack and Record, when not nil, are the bytes of the pack and of its
+	// record, read by the caller (from standard input); PackFile and
+	// RecordFile then only name them. A pack given as bytes has no record
+	// beside it.
+	Pack   []byte
+	Record []byte
 }
 
 // Audit checks a pack file independently of how it was built.
 func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
-	data, err := os.ReadFile(opts.PackFile)
-	if err != nil {
-		return nil, fmt.Errorf("read pack: %w", err)
+	data := opts.Pack
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(opts.PackFile); err != nil {
+			return nil, fmt.Errorf("read pack: %w", err)
+		}
 	}
+	var err error
 	var repo *source.Repo
 	var p *pack.Pack
 	if opts.RepoDir != "" {
@@ -121,7 +131,10 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 // record of these pack bytes.
 func recordCheck(data []byte, opts AuditOptions) *audit.Check {
 	file := opts.RecordFile
-	if file == "" {
+	if file == "" && opts.Record == nil {
+		if opts.Pack != nil {
+			return nil
+		}
 		file = opts.PackFile + ".record.json"
 		if _, err := os.Stat(file); err != nil {
 			return nil
@@ -130,9 +143,12 @@ func recordCheck(data []byte, opts AuditOptions) *audit.Check {
 	fail := func(msg string) *audit.Check {
 		return &audit.Check{Kind: audit.KindIntegrity, Code: audit.CodeRecordMismatch, Message: msg, Details: map[string]any{"record": file}}
 	}
-	rd, err := fsutil.ReadFile(file, maxRecordBytes)
-	if err != nil {
-		return fail("the record could not be read: " + err.Error())
+	rd := opts.Record
+	if rd == nil {
+		var err error
+		if rd, err = fsutil.ReadFile(file, maxRecordBytes); err != nil {
+			return fail("the record could not be read: " + err.Error())
+		}
 	}
 	rec, err := transparency.ParseRecord(rd)
 	if err != nil {

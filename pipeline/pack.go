@@ -55,6 +55,33 @@ type PackOptions struct {
 	PullRequest *pack.PullRequest
 	// Trigger overrides the source's trigger (push, pull_request, pre-push).
 	Trigger string
+	// Repository is the repository's owner/name (GITHUB_REPOSITORY) for
+	// when its remote does not say it (no origin, or a local path).
+	Repository string
+	// Progress, when set, is told when a stage starts (nil: nobody asks).
+	Progress func(Progress)
+}
+
+// Progress is where a run is: the stage that starts and the files and bytes
+// of the snapshot it works on (0 before the snapshot is read).
+type Progress struct {
+	Stage string
+	Files int
+	Bytes int64
+}
+
+func (o PackOptions) progress(stage string, snap *pack.Snapshot) {
+	if o.Progress == nil {
+		return
+	}
+	p := Progress{Stage: stage}
+	if snap != nil {
+		p.Files = len(snap.Files)
+		for _, f := range snap.Files {
+			p.Bytes += f.Size
+		}
+	}
+	o.Progress(p)
 }
 
 // UsageError is a problem with what was asked (exit 2), not with the run.
@@ -73,6 +100,8 @@ type Outcome struct {
 	Snapshot   *pack.Snapshot
 	Result     *pack.Result
 	Scanner    *audit.Scanner
+	// progress reports the stages after the build (nil: nobody asks).
+	progress func(stage string, snap *pack.Snapshot)
 }
 
 // Close releases the repository.
@@ -250,6 +279,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	repo.NameFromEnv(opts.Repository)
 	out, err := packRepo(ctx, repo, opts)
 	if err != nil {
 		repo.Close()
@@ -276,6 +306,7 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 		scanner, scanErr = NewScanner(ctx, repo, cfg)
 	}()
 	repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
+	opts.progress("reading the repository", nil)
 	snap, err := Snapshot(ctx, repo, opts, cfg.Policy.Pack.Scope)
 	<-loaded
 	if err != nil {
@@ -285,7 +316,13 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 		return nil, scanErr
 	}
 	snap.Source.Config = cfg.Origin
-	return build(ctx, repo, snap, cfg, scanner)
+	opts.progress("scanning and packing", snap)
+	out, err := build(ctx, repo, snap, cfg, scanner)
+	if err != nil {
+		return nil, err
+	}
+	out.progress = opts.progress
+	return out, nil
 }
 
 // build packs a snapshot under a configuration with a scanner.

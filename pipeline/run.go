@@ -82,6 +82,9 @@ func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigge
 // verdict (with the checks that did not run reported as such) and the
 // record.
 func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
+	if out.progress != nil {
+		out.progress("scanning the commits' history and auditing", out.Snapshot)
+	}
 	history, herr := ScanHistory(ctx, out.Scanner, out.Snapshot)
 	v, err := Judge(ctx, out, history, herr)
 	if err != nil {

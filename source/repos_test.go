@@ -245,7 +245,7 @@ func TestBackendsGiveTheSameSnapshots(t *testing.T) {
 		dirtyWorktree(g)
 		repos := openEach(t, g.Dir)
 		for _, r := range repos {
-			if r.Name != "included-name" {
+			if r.Name != "org/included-name" {
 				t.Errorf("%s: name %q, want the included origin's", r.Backend(), r.Name)
 			}
 			dir, from, err := r.HooksDir(context.Background())

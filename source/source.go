@@ -401,18 +401,39 @@ func originName(r *git.Repository) string {
 	return urlName(rem.Config().URLs[0])
 }
 
-// urlName is a remote URL's last path element without ".git".
+// urlName is the repository a remote URL names: its path on the host
+// ("owner/name" on GitHub, "group/sub/name" on GitLab) without ".git", or,
+// for a local path or file:// URL (no owner), its last element.
 func urlName(u string) string {
-	if parsed, err := url.Parse(u); err == nil && parsed.Path != "" {
+	u = strings.TrimSpace(u)
+	hosted := false
+	if parsed, err := url.Parse(u); err == nil && parsed.Scheme != "" && len(parsed.Scheme) > 1 {
+		hosted = parsed.Host != "" && parsed.Scheme != "file"
 		u = parsed.Path
-	} else if i := strings.LastIndex(u, ":"); i >= 0 { // scp-like git@host:org/repo.git
+	} else if i := strings.Index(u, ":"); i > 1 && !strings.ContainsAny(u[:i], "/\\") { // scp-like git@host:org/repo.git
+		hosted = true
 		u = u[i+1:]
 	}
 	u = strings.TrimSuffix(strings.TrimRight(filepath.ToSlash(u), "/"), ".git")
+	if hosted {
+		if p := strings.Trim(path.Clean("/"+u), "/"); p != "" && p != "." {
+			return p
+		}
+		return ""
+	}
 	if u == "" {
 		return ""
 	}
 	return path.Base(u)
+}
+
+// NameFromEnv names the repository owner/name (GITHUB_REPOSITORY) when its
+// remote did not: a checkout without an origin, or one whose origin is a
+// local path.
+func (r *Repo) NameFromEnv(ownerName string) {
+	if ownerName != "" && !strings.Contains(r.Name, "/") {
+		r.Name = ownerName
+	}
 }
 
 // Resolve turns a revision (branch, tag, full or short SHA, HEAD~N) into a

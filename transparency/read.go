@@ -537,18 +537,11 @@ func rdOverview(b *strings.Builder, p *pack.Pack, rec *Record, profile string, l
 	}
 	fmt.Fprintf(b, "- changes: %s (%s sent, %s withheld)\n", viewInt(len(p.Changes)), viewCount(diffs, "diff", "diffs"), viewInt(withheld))
 	bu := p.Budget
-	fmt.Fprintf(b, "- budget: %s", viewCount(bu.UsedChars, "character", "characters"))
-	if bu.MaxChars > 0 {
-		fmt.Fprintf(b, " of %s", viewInt(bu.MaxChars))
-	}
-	fmt.Fprintf(b, " · ≈ %s tokens", viewInt(bu.EstimatedTokens))
-	if bu.TokenEncoding != "" {
-		fmt.Fprintf(b, " (%s)", viewVisible(bu.TokenEncoding))
-	}
+	fmt.Fprintf(b, "- budget: %s", viewBudgetUse(bu))
 	fmt.Fprintf(b, " · content %s · truncated %t · dropped %s\n", viewCount(bu.ContentBytes, "byte", "bytes"), bu.Truncated, viewInt(bu.DroppedItems))
 	if rs := p.RepoSummary; rs != nil {
 		if rs.Description != "" {
-			fmt.Fprintf(b, "- description: %s\n", viewVisible(rs.Description))
+			fmt.Fprintf(b, "- description: %s\n", viewParagraphs(rs.Description))
 		}
 		if rs.ArchitecturePattern != "" {
 			fmt.Fprintf(b, "- architecture: %s\n", viewVisible(rs.ArchitecturePattern))
@@ -667,8 +660,15 @@ func rdOverview(b *strings.Builder, p *pack.Pack, rec *Record, profile string, l
 	if regions > 0 {
 		fmt.Fprintf(b, "- partial files: %s sent as regions (the lines each item's id names)\n", viewCount(regions, "file", "files"))
 	}
-	if withheld > 0 {
-		fmt.Fprintf(b, "- gaps: %s withheld (changed files whose content may not leave)\n", viewCount(withheld, "diff", "diffs"))
+	if cut, barred := rdWithheld(p); cut+barred > 0 {
+		var parts []string
+		if barred > 0 {
+			parts = append(parts, viewCount(barred, "diff", "diffs")+" withheld (changed files whose content may not leave)")
+		}
+		if cut > 0 {
+			parts = append(parts, viewCount(cut, "diff", "diffs")+" left out for the budget")
+		}
+		fmt.Fprintf(b, "- gaps: %s\n", strings.Join(parts, ", "))
 		risks++
 	}
 	hs := append([]pack.RiskHotspot(nil), p.RiskHotspots...)
@@ -750,7 +750,11 @@ func rdChange(b *strings.Builder, c *pack.Change, lim rdLimits) {
 	hunks := rdHunks(c.Diff)
 	switch {
 	case c.DiffWithheld != "":
-		fmt.Fprintf(b, "- diff: withheld (%s): this file's content may not leave\n", viewVisible(string(c.DiffWithheld)))
+		if c.DiffWithheld == pack.ReasonSizeLimit {
+			b.WriteString("- diff: left out for the budget (size_limit)\n")
+		} else {
+			fmt.Fprintf(b, "- diff: withheld (%s): this file's content may not leave\n", viewVisible(string(c.DiffWithheld)))
+		}
 	case c.DiffInContent:
 		b.WriteString("- diff: not repeated: the added file's content is in the pack\n")
 	case c.Diff == "":
@@ -998,4 +1002,19 @@ func rdExcluded(b *strings.Builder, g rdGroup, lim rdLimits) {
 	if n := len(g.rows) - shown; n > 0 {
 		fmt.Fprintf(b, "- … and %s more: %s\n", viewInt(n), rdHint(lim, ReadHint{Profile: ProfileReviewer, Contains: "excluded: " + g.reason}))
 	}
+}
+
+// rdWithheld counts the changes whose diff is not in the pack: cut for the
+// budget (size_limit), and barred (the file's content may not leave).
+func rdWithheld(p *pack.Pack) (cut, barred int) {
+	for _, c := range p.Changes {
+		switch {
+		case c.DiffWithheld == "":
+		case c.DiffWithheld == pack.ReasonSizeLimit:
+			cut++
+		default:
+			barred++
+		}
+	}
+	return cut, barred
 }

@@ -71,8 +71,7 @@ func rnMarkdown(p *pack.Pack) string {
 	fmt.Fprintf(&b, "- files: %s included of %s scanned · %s excluded · %s truncated\n",
 		viewInt(m.FilesIncluded), viewInt(m.TotalFilesScanned), viewInt(m.FilesExcluded), viewInt(m.TruncatedFiles))
 	bu := p.Budget
-	fmt.Fprintf(&b, "- budget: %s of %s characters · ≈ %s tokens · %s dropped\n",
-		viewInt(bu.UsedChars), viewInt(bu.MaxChars), viewInt(bu.EstimatedTokens), viewCount(bu.DroppedItems, "item", "items"))
+	fmt.Fprintf(&b, "- budget: %s · %s dropped\n", viewBudgetUse(bu), viewCount(bu.DroppedItems, "item", "items"))
 	mf := p.Manifest
 	if mf.ProjectName != "" || mf.ProjectType != "" {
 		fmt.Fprintf(&b, "- project: %s (%s)\n", viewCodeSpan(mf.ProjectName), viewVisible(rdOr(mf.ProjectType, "unknown")))
@@ -158,7 +157,7 @@ func rnMarkdown(p *pack.Pack) string {
 
 	if rs := p.RepoSummary; rs != nil {
 		b.WriteString("\n## Repository summary\n\n")
-		fmt.Fprintf(&b, "- description: %s\n", viewVisible(rs.Description))
+		fmt.Fprintf(&b, "- description: %s\n", viewParagraphs(rs.Description))
 		fmt.Fprintf(&b, "- architecture: %s\n", viewVisible(rs.ArchitecturePattern))
 		for _, l := range []struct {
 			name string

@@ -285,3 +285,50 @@ func TestViewCodeSpan(t *testing.T) {
 		t.Error("viewLang")
 	}
 }
+
+// TestDescriptionParagraphs: a description's paragraphs are apart by a real
+// blank line (no literal \n\n), inside the list item, and none can start a
+// block.
+func TestDescriptionParagraphs(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"one", "one"},
+		{"one\n\ntwo", "one\n\n  two"},
+		{"one\ntwo\n\n\n\nthree\n", `one\ntwo` + "\n\n  three"},
+		{"one\n\n## LEGEND\n\n1. x", "one\n\n  \\## LEGEND\n\n  \\1. x"},
+		{"\n\n", ""},
+	} {
+		if got := viewParagraphs(c.in); got != c.want {
+			t.Errorf("viewParagraphs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestBudgetLineAgrees: a change pack without a character cap says nothing
+// of "0 characters" but names its token budget; a diff cut for the budget
+// is not described as content that may not leave.
+func TestBudgetLineAgrees(t *testing.T) {
+	p, _ := viewFixture()
+	p.Budget.MaxChars, p.Budget.MaxTokens, p.Budget.EstimatedTokens = 0, 6000, 5450
+	p.Changes = append(p.Changes, pack.Change{Path: "big.go", Status: "modified", DiffWithheld: pack.ReasonSizeLimit})
+	md, err := Render(p, "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(md); strings.Contains(s, "of 0 characters") || !strings.Contains(s, "≈ 5,450 of 6,000 tokens") {
+		t.Errorf("markdown budget line:\n%s", s[:strings.Index(s, "\n- project")])
+	}
+	out, err := Read(p, nil, ReadOptions{Profile: "reviewer", Contains: "big.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "- diff: left out for the budget") || strings.Contains(out, "big.go`\n\n- status: modified · +0 −0\n- diff: withheld") {
+		t.Errorf("a budget cut reads as barred:\n%s", out)
+	}
+	ov, err := Read(p, nil, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ov, "left out for the budget") {
+		t.Errorf("the overview does not count the budget cut:\n%s", ov)
+	}
+}

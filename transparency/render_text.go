@@ -2,7 +2,9 @@ package transparency
 
 import (
 	"fmt"
+	"github.com/ctxpack/ctxpack/pack"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -232,4 +234,47 @@ func viewShort(sha string) string {
 		return sha[:7]
 	}
 	return sha
+}
+
+// viewParagraphs renders text of blank-line-separated paragraphs (a
+// Summary pack's description) under a list item: each paragraph one
+// visible line (viewVisible), the paragraphs apart by a real blank line and
+// indented into the item, none able to start a heading, quote or list.
+func viewParagraphs(s string) string {
+	var parts []string
+	for _, para := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n") {
+		para = strings.Trim(para, "\n")
+		if strings.TrimSpace(para) == "" {
+			continue
+		}
+		v := viewVisible(para)
+		if len(parts) > 0 && viewBlockStart.MatchString(v) {
+			v = "\\" + v
+		}
+		parts = append(parts, v)
+	}
+	return strings.Join(parts, "\n\n  ")
+}
+
+// viewBlockStart is text that would start a block at the beginning of a
+// line: a heading, quote, list item, table row or setext underline.
+var viewBlockStart = regexp.MustCompile(`^(?:[#>+*=|-]|[0-9]+[.)])`)
+
+// viewBudgetUse says how much of its ceilings a pack uses: characters (of
+// the tier's cap, when one applies) and estimated tokens (of the token
+// budget, when there is one). A ceiling of 0 is no ceiling and is not shown.
+func viewBudgetUse(bu pack.Budget) string {
+	s := viewCount(bu.UsedChars, "character", "characters")
+	if bu.MaxChars > 0 {
+		s = viewInt(bu.UsedChars) + " of " + viewInt(bu.MaxChars) + " characters"
+	}
+	s += " · ≈ " + viewInt(bu.EstimatedTokens)
+	if bu.MaxTokens > 0 {
+		s += " of " + viewInt(bu.MaxTokens)
+	}
+	s += " tokens"
+	if bu.TokenEncoding != "" {
+		s += " (" + viewVisible(bu.TokenEncoding) + ")"
+	}
+	return s
 }

@@ -609,13 +609,22 @@ func smStays(d *smDoc, v *smView) {
 		d.add("### What stays behind\n\nNothing: every scanned file is in the pack.\n\n")
 		return
 	}
-	d.add("### What stays behind (%s)\n\n", viewCount(total, "file", "files"))
+	// The heading counts both kinds of what stays: files kept out, and
+	// changed files whose diff was withheld.
+	var counts []string
+	if total > 0 {
+		counts = append(counts, viewCount(total, "file", "files")+" kept out")
+	}
+	if len(v.withheld) > 0 {
+		counts = append(counts, viewCount(len(v.withheld), "diff", "diffs")+" withheld")
+	}
+	d.add("### What stays behind (%s)\n\n", strings.Join(counts, ", "))
 	for _, g := range v.groups {
 		reason := g.reason
 		if reason == "" {
 			reason = "unspecified"
 		}
-		d.add("<details><summary>%s — %s</summary>\n\n", ghText(viewClip(reason, 60)), viewCount(len(g.rows), "file", "files"))
+		d.add("<details><summary>%s — %s</summary>\n\n", ghHTML(viewClip(reason, 60)), viewCount(len(g.rows), "file", "files"))
 		l := &smList{noun: "paths"}
 		for _, r := range g.rows {
 			row := "- " + ghCode(viewClip(r.path, smMaxPath))

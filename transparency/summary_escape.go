@@ -4,39 +4,40 @@ import (
 	"html"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
+	"unicode"
 )
 
 // GitHub-flavoured markdown escaping for the reviewer summary.
 //
-// One approach, everywhere: a user-controlled string (a path, a rule id, a
-// message) is first made one visible line (viewVisible), then every ASCII
-// punctuation character that markdown, HTML or GitHub's autolinkers give a
-// meaning to is written as a numeric character reference. CommonMark treats
-// a character reference as a literal character, never as markup, so no
-// emphasis, link, image, table cell, tag, autolink (`www.`, `scheme:`) or
-// math span can start, and the raw text holds no `<`, `](`, `@` or `#`.
+// A user-controlled string (a path, a rule id, a message) is first made one
+// visible line (viewVisible), then only what GitHub would read as markup is
+// neutralised, so the raw comment stays readable as plain text (go.sum:12
+// stays go.sum:12):
 //
-// Paths are wrapped in an HTML <code> element, inside which GitHub links no
-// @mention and no #123 (its reference filters skip code elements), and the
-// copied text is the exact name. Plain text (messages, notes) has no such
-// element around it, so there a zero-width joiner (U+200D, written as
-// &#8205;) follows every @ and # and the dash of GH-, which breaks GitHub's
-// mention and issue-reference patterns.
+//   - HTML-significant characters: < and > as &lt; and &gt;, & as &amp;
+//     where it could start a character reference;
+//   - markdown punctuation with a backslash: backslash, backtick, [ ], *, ~,
+//     $ (math), | (a table cell), and _ where it could open or close
+//     emphasis (not inside a word: snake_case stays);
+//   - what autolinkers take: the ':' of "://" and the '.' of "www." get a
+//     backslash, which splits the text GitHub scans;
+//   - a leading #, >, +, -, = or "1." with a backslash (block syntax);
+//   - outside code elements, a zero-width joiner (U+200D, invisible) after
+//     every @ and # and the dash of GH-, which breaks GitHub's mention and
+//     issue-reference patterns. Inside <code> GitHub links neither, and the
+//     copied text is the exact name.
 
-// ghPunct are the ASCII characters written as character references. Kept
-// literal: letters, digits, space, '/', '-' and ',' (none of them starts
-// markup in the middle of a line, and the output stays readable).
-var ghPunct = func() [128]bool {
+// ghBackslash are the ASCII characters always written with a backslash.
+var ghBackslash = func() [128]bool {
 	var t [128]bool
-	for _, c := range "!\"#$%&'()*+.:;<=>?@[\\]^_`{|}~" {
+	for _, c := range "\\`[]*~$|" {
 		t[c] = true
 	}
 	return t
 }()
 
-const ghZWJ = "&#8205;"
+const ghZWJ = "\u200d"
 
 func ghEscape(s string, code bool) string {
 	v := []rune(viewVisible(s))
@@ -50,35 +51,93 @@ func ghEscape(s string, code bool) string {
 		}
 		return true
 	}
+	word := func(i int) bool { return i >= 0 && i < len(v) && (unicode.IsLetter(v[i]) || unicode.IsDigit(v[i])) }
+	lead := -1 // inside a code element nothing starts a line
+	if !code {
+		lead = ghLeading(v)
+	}
 	for i, r := range v {
-		if r < 128 && ghPunct[r] {
-			b.WriteString("&#")
-			b.WriteString(strconv.Itoa(int(r)))
-			b.WriteByte(';')
-		} else {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>' && i != lead:
+			b.WriteString("&gt;")
+		case r == '&' && i+1 < len(v) && (v[i+1] == '#' || word(i+1)):
+			b.WriteString("&amp;")
+		case r < 128 && ghBackslash[r], i == lead,
+			r == '_' && !(word(i-1) && word(i+1)),
+			r == ':' && at(i+1, "//"),
+			r == '.' && i >= 3 && at(i-3, "www") && (i < 4 || !ghWordRune(v[i-4])):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
 			b.WriteRune(r)
 		}
 		if code {
 			continue
 		}
-		// Break what GitHub links in plain text: @name, #123, GH-123,
-		// scheme://… and www.… (the joiner is invisible).
 		switch {
 		case r == '@', r == '#':
 			b.WriteString(ghZWJ)
 		case r == '-' && i >= 2 && at(i-2, "gh-"):
-			b.WriteString(ghZWJ)
-		case r == ':' && at(i+1, "//"):
-			b.WriteString(ghZWJ)
-		case (r == 'w' || r == 'W') && i >= 2 && at(i-2, "www.") && (i < 3 || !ghWordRune(v[i-3])):
 			b.WriteString(ghZWJ)
 		}
 	}
 	return b.String()
 }
 
+// ghLeading returns the index of the character that would make v start a
+// block when it begins a line — a quote (>), a heading (#… and a space), a
+// list item (-, + or * and a space; 1. or 1) and a space), a setext
+// underline or thematic break (only =, - or * and spaces) — or -1.
+func ghLeading(v []rune) int {
+	i := 0
+	for i < len(v) && v[i] == ' ' {
+		i++
+	}
+	if i == len(v) {
+		return -1
+	}
+	spaceAfter := func(j int) bool { return j >= len(v) || v[j] == ' ' }
+	switch v[i] {
+	case '>':
+		return i
+	case '#':
+		j := i
+		for j < len(v) && v[j] == '#' {
+			j++
+		}
+		if j-i <= 6 && spaceAfter(j) {
+			return i
+		}
+	case '-', '+', '*':
+		if spaceAfter(i + 1) {
+			return i
+		}
+	}
+	if strings.Trim(string(v[i:]), "=-* ") == "" {
+		return i
+	}
+	j := i
+	for j < len(v) && j-i < 10 && v[j] >= '0' && v[j] <= '9' {
+		j++
+	}
+	if j > i && j < len(v) && (v[j] == '.' || v[j] == ')') && spaceAfter(j+1) {
+		return j
+	}
+	return -1
+}
+
 func ghWordRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_'
+}
+
+// ghHTML renders s as text inside an HTML block (a <summary> line), where
+// markdown is not parsed: HTML escaping, and the joiner after @ and #.
+func ghHTML(s string) string {
+	t := html.EscapeString(viewVisible(s))
+	t = strings.ReplaceAll(t, "@", "@"+ghZWJ)
+	return strings.ReplaceAll(t, "#", "#"+ghZWJ)
 }
 
 // ghCode renders s (a path, an id, a digest) as an HTML code element.

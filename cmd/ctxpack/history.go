@@ -69,7 +69,7 @@ func newLogCmd(io ioStreams) *cobra.Command {
 					fmt.Fprintf(tw, "%s\t(unreadable: %s)\t\t\t\t\t\n", e.Commit[:12], safetext.Line(e.Error))
 					continue
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\n", e.Commit[:12], e.PackID, e.Type, e.Verdict, e.Included, e.Excluded, e.Secrets)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\n", e.Commit[:12], safetext.Line(e.PackID), safetext.Line(e.Type), safetext.Line(e.Verdict), e.Included, e.Excluded, e.Secrets)
 			}
 			return tw.Flush()
 		},
@@ -155,7 +155,7 @@ func newVerifyAttestationCmd(io ioStreams) *cobra.Command {
 			if rec.Verdict != nil {
 				verdict = rec.Verdict.Status
 			}
-			fmt.Fprintf(io.Out, "ok: %s attests pack %s (%s), verdict %s\n", args[0], rec.PackID, rec.Digests.PackSHA256, verdict)
+			fmt.Fprintf(io.Out, "ok: %s attests pack %s (%s), verdict %s\n", safetext.Line(args[0]), safetext.Line(rec.PackID), safetext.Line(rec.Digests.PackSHA256), safetext.Line(verdict))
 			return nil
 		},
 	}

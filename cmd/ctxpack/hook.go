@@ -72,14 +72,14 @@ none.`,
 			case res.Updated:
 				verb = "updated"
 			}
-			fmt.Fprintf(io.Out, "pre-push hook %s: %s (hooks directory from %s)\n", verb, res.Hook, res.Location.From)
+			fmt.Fprintf(io.Out, "pre-push hook %s: %s (hooks directory from %s)\n", verb, safetext.Line(res.Hook), safetext.Line(res.Location.From))
 			if res.Kept != "" {
-				fmt.Fprintf(io.Out, "the existing hook was kept as %s and runs first\n", res.Kept)
+				fmt.Fprintf(io.Out, "the existing hook was kept as %s and runs first\n", safetext.Line(res.Kept))
 			} else if res.Previous != "" {
-				fmt.Fprintf(io.Out, "the previous hook %s runs first\n", res.Previous)
+				fmt.Fprintf(io.Out, "the previous hook %s runs first\n", safetext.Line(res.Previous))
 			}
 			if res.Binary != "" {
-				fmt.Fprintf(io.Out, "it runs %s (or ctxpack on PATH if that is gone)\n", res.Binary)
+				fmt.Fprintf(io.Out, "it runs %s (or ctxpack on PATH if that is gone)\n", safetext.Line(res.Binary))
 			} else {
 				fmt.Fprintln(io.Out, "it runs ctxpack from PATH")
 			}
@@ -125,15 +125,15 @@ func newHookUninstallCmd(io ioStreams) *cobra.Command {
 			}
 			switch {
 			case res.Foreign:
-				fmt.Fprintf(io.Out, "ctxpack's pre-push hook is not installed; %s is another hook, left as it is\n", res.Hook)
+				fmt.Fprintf(io.Out, "ctxpack's pre-push hook is not installed; %s is another hook, left as it is\n", safetext.Line(res.Hook))
 			case res.Removed && res.Restored:
-				fmt.Fprintf(io.Out, "pre-push hook removed; the previous hook is back at %s\n", res.Hook)
+				fmt.Fprintf(io.Out, "pre-push hook removed; the previous hook is back at %s\n", safetext.Line(res.Hook))
 			case res.Removed:
-				fmt.Fprintf(io.Out, "pre-push hook removed: %s\n", res.Hook)
+				fmt.Fprintf(io.Out, "pre-push hook removed: %s\n", safetext.Line(res.Hook))
 			case res.Restored:
-				fmt.Fprintf(io.Out, "ctxpack's hook was not installed; the kept hook is back at %s\n", res.Hook)
+				fmt.Fprintf(io.Out, "ctxpack's hook was not installed; the kept hook is back at %s\n", safetext.Line(res.Hook))
 			default:
-				fmt.Fprintf(io.Out, "ctxpack's pre-push hook is not installed (%s)\n", res.Hook)
+				fmt.Fprintf(io.Out, "ctxpack's pre-push hook is not installed (%s)\n", safetext.Line(res.Hook))
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/ctxpack/ctxpack/store"
@@ -20,6 +21,7 @@ type packOptions struct {
 	worktree bool
 	output   string
 	record   string
+	noRecord bool
 	attest   string
 	signKey  string
 	notes    bool
@@ -55,6 +57,9 @@ in the policy) lists every file of the head tree instead.`,
 			if opts.worktree && (opts.Commit != "" || opts.Base != "" || opts.Head != "") {
 				return usageErr("--worktree cannot be combined with --commit or --base/--head")
 			}
+			if opts.output == "-" && !cmd.Flags().Changed("output") && io.OutTerminal {
+				return usageErr("refusing to print the pack on a terminal: write it to a file with -o FILE, pipe it, or print it anyway with -o -")
+			}
 			return runPack(cmd, io, opts)
 		},
 	}
@@ -78,10 +83,11 @@ in the policy) lists every file of the head tree instead.`,
 	f.StringVar(&opts.Goal, "goal", "", "the change's objective, first in the pack's intent")
 	f.StringVar(&opts.query, "query", "", "write a query pack instead: the most relevant code chunks of the tree for an identifier, a path or a phrase")
 	f.IntVar(&opts.maxChars, "max-chars", 0, "character budget of a --query pack (default 20,000)")
-	f.StringVar(&opts.taskFile, "task", "", "task file (markdown, or JSON/YAML with title, goal, body, acceptance, files) for the pack's intent")
-	f.StringVarP(&opts.output, "output", "o", "-", "write the pack to FILE atomically; - for stdout")
-	f.StringVar(&opts.record, "record", "", "write the transparency record to FILE (default <output>.record.json; none for stdout)")
-	f.StringVar(&opts.attest, "attest", "", "write the record as an in-toto statement to FILE (a signed DSSE envelope with --sign-key)")
+	f.StringVar(&opts.taskFile, "task", "", "task file (markdown, or JSON/YAML with title, goal, body, acceptance, files) for the pack's intent; - reads markdown from standard input")
+	f.StringVarP(&opts.output, "output", "o", "-", "write the pack to FILE atomically; - for stdout (on a terminal only when given)")
+	f.StringVar(&opts.record, "record", "", "write the transparency record to FILE (default <output>.record.json; - for stdout when the pack goes to a file)")
+	f.BoolVar(&opts.noRecord, "no-record", false, "write no transparency record file")
+	f.StringVar(&opts.attest, "attest", "", "write the record as an in-toto statement to FILE (a signed DSSE envelope with --sign-key; - for stdout when the pack goes to a file)")
 	f.StringVar(&opts.signKey, "sign-key", "", "ed25519 private key (PKCS#8 PEM) to sign the attestation; default $CTXPACK_SIGNING_KEY")
 	f.BoolVar(&opts.notes, "notes", false, "store the record as the head commit's note under refs/notes/ctxpack")
 	f.StringVar(&opts.format, "format", "json", "pack format: json (canonical), markdown or xml")
@@ -113,6 +119,9 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return fmt.Errorf("--sign-key: %w", err)
 		}
 	}
+	if err := checkPackOutputs(opts); err != nil {
+		return err
+	}
 	if opts.query != "" {
 		return runQuery(cmd, io, opts)
 	}
@@ -120,15 +129,30 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		return usageErr("--max-chars is the budget of a --query pack")
 	}
 	if opts.taskFile != "" {
-		data, err := fsutil.ReadFile(opts.taskFile, pack.MaxTaskBytes)
+		var data []byte
+		var err error
+		name := opts.taskFile
+		if name == "-" {
+			var in stdinOnce
+			data, err = in.read(io, "--task")
+			name = "standard input"
+		} else {
+			data, err = fsutil.ReadFile(opts.taskFile, pack.MaxTaskBytes)
+		}
 		if err != nil {
 			return usageErr("--task: %v", err)
 		}
-		if opts.Task, err = pack.ParseTask(opts.taskFile, data); err != nil {
+		if opts.Task, err = pack.ParseTask(name, data); err != nil {
 			return usageErr("--task: %v", err)
 		}
 	}
+	opts.Repository = os.Getenv("GITHUB_REPOSITORY")
+	progress := newProgress(io, io.vb())
+	if progress != nil {
+		opts.Progress = progress.update
+	}
 	run, err := pipeline.Execute(cmd.Context(), opts.PackOptions)
+	progress.stop()
 	if err != nil {
 		return err
 	}
@@ -153,11 +177,18 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 	// so an interrupted write never pairs a new pack with an old record
 	// unnoticed (read and audit check the pair).
 	var files fsutil.Batch
+	// stdout gets at most one document: the pack, the record or the
+	// attestation (checkPackOutputs).
+	var stdout []byte
 	recordFile := opts.record
-	if recordFile == "" && opts.output != "-" {
+	if recordFile == "" && opts.output != "-" && !opts.noRecord {
 		recordFile = opts.output + ".record.json"
 	}
-	if recordFile != "" {
+	switch recordFile {
+	case "":
+	case "-":
+		stdout = run.RecordJSON
+	default:
 		files.Add(recordFile, run.RecordJSON, 0o644)
 	}
 	if opts.attest != "" {
@@ -169,16 +200,22 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		if err != nil {
 			return err
 		}
-		files.Add(opts.attest, att, 0o644)
+		if opts.attest == "-" {
+			stdout = att
+		} else {
+			files.Add(opts.attest, att, 0o644)
+		}
 	}
-	if opts.output != "-" {
+	if opts.output == "-" {
+		stdout = data
+	} else {
 		files.Add(opts.output, data, 0o644)
 	}
 	if err := files.Commit(cmd.Context()); err != nil {
 		return err
 	}
-	if opts.output == "-" {
-		if _, err := io.Out.Write(data); err != nil {
+	if stdout != nil {
+		if _, err := io.Out.Write(stdout); err != nil {
 			return err
 		}
 	}
@@ -188,9 +225,11 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		}
 	}
 	p := run.Result.Pack
-	fmt.Fprintf(io.ErrOut, "%s: %s pack %s, %d files included, %d excluded, %d content bytes, ~%d tokens\n",
-		opts.output, p.Type, p.PackID, p.Metadata.FilesIncluded, p.Metadata.FilesExcluded, p.Budget.ContentBytes, p.Budget.EstimatedTokens)
-	printVerdict(ioStreams{Out: io.ErrOut}, run.Verdict)
+	if !io.vb().quiet {
+		fmt.Fprintf(io.ErrOut, "%s: %s pack %s, %d files included, %d excluded, %d content bytes, ~%d tokens\n",
+			displayName(opts.output, "stdout"), p.Type, p.PackID, p.Metadata.FilesIncluded, p.Metadata.FilesExcluded, p.Budget.ContentBytes, p.Budget.EstimatedTokens)
+	}
+	printVerdict(io.ErrOut, run.Verdict, io.vb())
 	if run.Verdict.Status != audit.StatusPass {
 		return &exitError{code: exitFailure, err: fmt.Errorf("verdict fail: %d check(s) failed", len(run.Verdict.Failed))}
 	}
@@ -217,7 +256,9 @@ func storePack(cmd *cobra.Command, io ioStreams, opts *packOptions, run *pipelin
 	if !res.Stored {
 		verb = "already stored"
 	}
-	fmt.Fprintf(io.ErrOut, "--store: %s %s as %s in %s\n", verb, res.View.ID, res.View.Name, st.Dir())
+	if !io.vb().quiet {
+		fmt.Fprintf(io.ErrOut, "--store: %s %s as %s in %s\n", verb, res.View.ID, safetext.Line(res.View.Name), safetext.Line(st.Dir()))
+	}
 	return nil
 }
 
@@ -242,7 +283,30 @@ func runQuery(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			return err
 		}
 	}
-	fmt.Fprintf(io.ErrOut, "%s: query pack, %d items, %d of %d characters, %d dropped\n",
-		opts.output, len(qp.Items), qp.Budget.UsedChars, qp.Budget.MaxChars, qp.Budget.DroppedItems)
+	if !io.vb().quiet {
+		fmt.Fprintf(io.ErrOut, "%s: query pack, %d items, %d of %d characters, %d dropped\n",
+			displayName(opts.output, "stdout"), len(qp.Items), qp.Budget.UsedChars, qp.Budget.MaxChars, qp.Budget.DroppedItems)
+	}
+	return nil
+}
+
+// checkPackOutputs refuses output flags that contradict each other: a
+// record turned off and named, and two documents on stdout.
+func checkPackOutputs(opts *packOptions) error {
+	if opts.noRecord && opts.record != "" {
+		return usageErr("--no-record and --record %s contradict each other: give one", safetext.Line(opts.record))
+	}
+	if opts.record == "none" {
+		return usageErr("--record none: to write no record use --no-record; for a file named none write --record ./none")
+	}
+	onStdout := 0
+	for _, f := range []string{opts.output, opts.record, opts.attest} {
+		if f == "-" {
+			onStdout++
+		}
+	}
+	if onStdout > 1 {
+		return usageErr("only one of -o, --record and --attest can be - (stdout): write the others to files")
+	}
 	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"os"
 	"path/filepath"
 
@@ -29,7 +30,7 @@ func newInitCmd(io ioStreams) *cobra.Command {
 			if err := fsutil.WriteFile(path, []byte(policy.Template), 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(io.Out, "wrote %s\n", path)
+			fmt.Fprintf(io.Out, "wrote %s\n", safetext.Line(path))
 			return nil
 		},
 	}
@@ -56,7 +57,7 @@ func newPolicyCmd(io ioStreams) *cobra.Command {
 			if file == "" {
 				file = "built-in defaults"
 			}
-			fmt.Fprintf(io.Out, "# source: %s\n# sha256: %s\n", file, pol.Digest())
+			fmt.Fprintf(io.Out, "# source: %s\n# sha256: %s\n", safetext.Line(file), pol.Digest())
 			_, err = io.Out.Write(pol.YAML())
 			return err
 		},

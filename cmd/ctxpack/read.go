@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 
@@ -11,55 +10,26 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// readOptions are read's flags and arguments.
+type readOptions struct {
+	transparency.ReadOptions
+	packFile   string
+	recordFile string
+	asJSON     bool
+}
+
 func newReadCmd(io ioStreams) *cobra.Command {
-	var opts transparency.ReadOptions
-	var recordFile string
-	var asJSON bool
+	opts := &readOptions{}
 	cmd := &cobra.Command{
 		Use:   "read PACK",
 		Short: "Read a pack page by page with a profile (orchestrator, reviewer, executor)",
-		Args:  usageArgs(cobra.ExactArgs(1)),
+		Long: `Read a pack page by page with a read profile: orchestrator (compact, bounded
+pages), reviewer (full content) or executor. PACK - reads the pack from
+standard input.`,
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
-			if err != nil {
-				return fmt.Errorf("read pack: %w", err)
-			}
-			var p pack.Pack
-			if err := json.Unmarshal(data, &p); err != nil {
-				return fmt.Errorf("%s is not a pack: %w", args[0], err)
-			}
-			if recordFile == "" {
-				if _, err := os.Stat(args[0] + ".record.json"); err == nil {
-					recordFile = args[0] + ".record.json"
-				}
-			}
-			var rec *transparency.Record
-			if recordFile != "" {
-				rd, err := os.ReadFile(recordFile)
-				if err != nil {
-					return fmt.Errorf("read record: %w", err)
-				}
-				if rec, err = transparency.ParseRecord(rd); err != nil {
-					return fmt.Errorf("%s: %w", recordFile, err)
-				}
-				if err := transparency.CheckPair(rec, data, p.PackID); err != nil {
-					return fmt.Errorf("%s is not the record of %s: %w (rebuild both, or pass the right --record)", recordFile, args[0], err)
-				}
-			}
-			out, err := transparency.Read(&p, rec, opts)
-			var re *transparency.ReadError
-			if errors.As(err, &re) {
-				if asJSON {
-					b, _ := json.MarshalIndent(re, "", "  ")
-					fmt.Fprintln(io.Out, string(b))
-				}
-				return &exitError{code: exitUsage, err: err}
-			}
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprint(io.Out, out)
-			return err
+			opts.packFile = args[0]
+			return runRead(io, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -68,7 +38,57 @@ func newReadCmd(io ioStreams) *cobra.Command {
 	f.IntVar(&opts.Offset, "offset", 0, "first chunk of the page")
 	f.StringVar(&opts.PageToken, "page-token", "", "continue from a LEGEND next_page_token")
 	f.StringVar(&opts.Contains, "contains", "", "keep chunks containing this text (case-insensitive)")
-	f.StringVar(&recordFile, "record", "", "the pack's transparency record (default <PACK>.record.json when present)")
-	f.BoolVar(&asJSON, "json", false, "print errors as JSON (kind, code, details, message)")
+	f.StringVar(&opts.recordFile, "record", "", "the pack's transparency record (default <PACK>.record.json when present; - for standard input)")
+	f.BoolVar(&opts.asJSON, "json", false, "print errors as JSON (kind, code, details, message)")
 	return cmd
+}
+
+func runRead(io ioStreams, opts *readOptions) error {
+	var in stdinOnce
+	name := displayName(opts.packFile, "standard input")
+	var data []byte
+	var err error
+	if opts.packFile == "-" {
+		data, err = in.read(io, "PACK")
+	} else {
+		data, err = os.ReadFile(opts.packFile)
+	}
+	if err != nil {
+		return fmt.Errorf("read pack: %w", err)
+	}
+	var p pack.Pack
+	if err := json.Unmarshal(data, &p); err != nil {
+		return usageErr("%s is not a pack: %v", name, err)
+	}
+	recordFile := opts.recordFile
+	if recordFile == "" && opts.packFile != "-" {
+		if _, err := os.Stat(opts.packFile + ".record.json"); err == nil {
+			recordFile = opts.packFile + ".record.json"
+		}
+	}
+	var rec *transparency.Record
+	if recordFile != "" {
+		var rd []byte
+		if recordFile == "-" {
+			rd, err = in.read(io, "--record")
+		} else {
+			rd, err = os.ReadFile(recordFile)
+		}
+		if err != nil {
+			return fmt.Errorf("read record: %w", err)
+		}
+		rname := displayName(recordFile, "standard input")
+		if rec, err = transparency.ParseRecord(rd); err != nil {
+			return fmt.Errorf("%s: %w", rname, err)
+		}
+		if err := transparency.CheckPair(rec, data, p.PackID); err != nil {
+			return fmt.Errorf("%s is not the record of %s: %w (rebuild both, or pass the right --record)", rname, name, err)
+		}
+	}
+	out, err := transparency.Read(&p, rec, opts.ReadOptions)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(io.Out, out)
+	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	stdio "io"
 	"net"
 	"os"
@@ -41,7 +42,7 @@ ctxpack://packs/<id>/document).`,
 				return srv.Run(cmd.Context(), &mcp.IOTransport{Reader: stdio.NopCloser(io.In), Writer: nopWriteCloser{io.Out}})
 			}
 			return mcpserver.ServeHTTP(cmd.Context(), srv, httpAddr, func(a net.Addr) {
-				fmt.Fprintf(io.ErrOut, "ctxpack serve: MCP streamable HTTP on http://%s (store %s)\n", a, st.Dir())
+				fmt.Fprintf(io.ErrOut, "ctxpack serve: MCP streamable HTTP on http://%s (store %s)\n", a, safetext.Line(st.Dir()))
 			})
 		},
 	}

@@ -13,7 +13,7 @@ func newStoreCmd(io ioStreams) *cobra.Command {
 		Use:   "store",
 		Short: "Manage the pack store: packs and the documents agents write about them",
 		Long: `The pack store keeps context packs and the documents agents write about
-them (seed 001): entries by id (pk_…) and by name (<repo>@<ref>, pr-123), with
+them: entries by id (pk_…) and by name (<repo>@<ref>, pr-123), with
 revisions, draft/finalized status, a TTL and freshness. It lives in the
 repository's .git/ctxpack/store (or --store-dir) and is what "ctxpack serve"
 serves over MCP. TARGET is an id (pk_…) or a name; a name resolves to the

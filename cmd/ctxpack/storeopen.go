@@ -92,7 +92,7 @@ func storeError(io ioStreams, asJSON bool, err error) error {
 	if se.Code == store.CodeInvalidData {
 		code = exitUsage
 	}
-	return &exitError{code: code, err: fmt.Errorf("%s (%s)", se.Message, se.Code)}
+	return &exitError{code: code, reported: asJSON, err: fmt.Errorf("%s (%s)", se.Message, se.Code)}
 }
 
 func writeJSON(io ioStreams, v any) error {

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	stdio "io"
+)
+
+// maxStdin bounds what one command reads from standard input (a pack, a
+// record or a document).
+const maxStdin = 256 << 20
+
+// stdinOnce hands standard input to at most one file argument ("-").
+type stdinOnce struct{ owner string }
+
+// read reads standard input for the argument named arg; a second argument
+// that asks for it is a usage error.
+func (s *stdinOnce) read(io ioStreams, arg string) ([]byte, error) {
+	if s.owner != "" {
+		return nil, usageErr("%s and %s both read standard input (-): give one of them a file", s.owner, arg)
+	}
+	s.owner = arg
+	data, err := stdio.ReadAll(stdio.LimitReader(io.In, maxStdin+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read standard input: %w", arg, err)
+	}
+	if len(data) > maxStdin {
+		return nil, usageErr("%s: standard input is over %d bytes", arg, maxStdin)
+	}
+	if len(data) == 0 {
+		return nil, usageErr("%s: standard input is empty (pipe a file into it, or name the file)", arg)
+	}
+	return data, nil
+}
