@@ -1,0 +1,313 @@
+package audit
+
+import (
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	re2 "github.com/wasilibs/go-re2"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
+)
+
+// Most of what is left of the scan after fastDetect is Go's regexp running
+// the rules whose keywords a text holds, over the whole text, to find
+// nothing. RE2 (github.com/wasilibs/go-re2, the engine of gitleaks' own
+// release builds, pure Go through wazero) answers "does this rule match
+// anywhere?" several times faster on large texts, but its findings would
+// come from another engine and it costs ~0.2 s to compile the rules.
+// rulePruner uses it only to leave out of gitleaks' detector, for one large
+// fragment, the rules that match no text gitleaks would run them on:
+// gitleaks reports nothing for such a rule, so the findings are the ones
+// the full rule set gives, found by gitleaks' own code and engine. A rule
+// is pruned only when RE2 and Go's regexp cannot disagree on whether it
+// matches (re2Comparable: valid UTF-8 without NUL, no Unicode class that
+// depends on either engine's Unicode tables); the differential tests in
+// secrets_re2_test.go compare the two engines rule by rule and the pruned
+// scanner with the stock one.
+type rulePruner struct {
+	cfg config.Config
+	// prunable are the rules RE2 may leave out, by index; the others are
+	// kept in every detector.
+	prunable []prunableRule
+	keywords *ahocorasick.Trie // every rule keyword, as gitleaks' prefilter
+	compiled func() []*re2.Regexp
+
+	// large counts the bytes of large fragments seen; RE2 is compiled and
+	// used once they amount to enough to pay for it.
+	large     atomic.Int64
+	minBytes  int   // a fragment at least this large may be pruned
+	minLarge  int64 // and only once this many bytes of them were seen
+	mu        sync.Mutex
+	detectors map[string]*detect.Detector
+}
+
+type prunableRule struct {
+	id       string
+	pattern  string
+	keywords []string // lowercased; none: the rule runs on every text
+}
+
+// Pruning thresholds (bench: BenchmarkScanRealTree, BenchmarkPrune): below
+// 8 KiB per fragment the calls into wazero cost more than Go's regexp saves;
+// the ~0.2 s compilation is worth it after a few MB.
+const (
+	pruneMinBytes      = 8 << 10
+	pruneMinLargeBytes = 2 << 20
+	maxPrunedDetectors = 256
+)
+
+// newRulePruner returns nil when no rule can be pruned.
+func newRulePruner(cfg config.Config) *rulePruner {
+	p := &rulePruner{cfg: cfg, minBytes: pruneMinBytes, minLarge: pruneMinLargeBytes, detectors: map[string]*detect.Detector{}}
+	for id, r := range cfg.Rules {
+		if r.Regex == nil || !re2Comparable(r.Regex.String()) {
+			continue
+		}
+		pr := prunableRule{id: id, pattern: r.Regex.String()}
+		for _, k := range r.Keywords {
+			pr.keywords = append(pr.keywords, strings.ToLower(k))
+		}
+		p.prunable = append(p.prunable, pr)
+	}
+	if len(p.prunable) == 0 {
+		return nil
+	}
+	slices.SortFunc(p.prunable, func(a, b prunableRule) int { return strings.Compare(a.id, b.id) })
+	var kws []string
+	for k := range cfg.Keywords {
+		kws = append(kws, k)
+	}
+	slices.Sort(kws)
+	p.keywords = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	p.compiled = sync.OnceValue(func() []*re2.Regexp {
+		out := make([]*re2.Regexp, len(p.prunable))
+		for i, r := range p.prunable {
+			// A pattern RE2 cannot compile (its program limits are lower
+			// than Go's) stays nil: the rule is never pruned.
+			out[i], _ = re2.Compile(r.pattern)
+		}
+		return out
+	})
+	return p
+}
+
+// applies reports whether a fragment of text is worth pruning: large
+// enough, once enough large input was seen to pay for compiling RE2.
+func (p *rulePruner) applies(text string) bool {
+	if p == nil || len(text) < p.minBytes {
+		return false
+	}
+	return p.large.Add(int64(len(text))) >= p.minLarge
+}
+
+// keep returns the rules a detector for texts needs, or ok=false when
+// pruning cannot apply (a text RE2 might read unlike Go's regexp). texts
+// are what gitleaks runs its rules on: the fragment and, when it decodes,
+// each decoding pass's text. A prunable rule is kept when, on one of the
+// texts, gitleaks' keyword prefilter would run it and RE2 finds a match;
+// every other rule is kept.
+func (p *rulePruner) keep(texts []string) (map[string]bool, bool) {
+	for _, t := range texts {
+		if !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
+			return nil, false
+		}
+	}
+	res := p.compiled()
+	keep := map[string]bool{}
+	for id, r := range p.cfg.Rules {
+		if r.Regex == nil {
+			keep[id] = true
+		}
+	}
+	pruned := map[string]bool{}
+	for i, r := range p.prunable {
+		pruned[r.id] = true
+		if res[i] == nil {
+			keep[r.id] = true
+		}
+	}
+	for id := range p.cfg.Rules {
+		if !pruned[id] {
+			keep[id] = true
+		}
+	}
+	for _, t := range texts {
+		present := map[string]bool{}
+		lower := strings.ToLower(t)
+		for _, m := range p.keywords.MatchString(lower) {
+			present[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
+		}
+		for i, r := range p.prunable {
+			if keep[r.id] || !runs(r.keywords, present) {
+				continue
+			}
+			if res[i].MatchString(t) {
+				keep[r.id] = true
+			}
+		}
+	}
+	// A kept rule's required rules are kept with it (gitleaks looks them
+	// up by id; without them it would drop the primary finding).
+	for changed := true; changed; {
+		changed = false
+		for id := range keep {
+			for _, req := range p.cfg.Rules[id].RequiredRules {
+				if _, ok := p.cfg.Rules[req.RuleID]; ok && !keep[req.RuleID] {
+					keep[req.RuleID] = true
+					changed = true
+				}
+			}
+		}
+	}
+	return keep, true
+}
+
+// anyRegex reports whether keep holds a rule with a pattern.
+func (p *rulePruner) anyRegex(keep map[string]bool) bool {
+	for id, k := range keep {
+		if k && p.cfg.Rules[id].Regex != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// runs reports whether gitleaks' prefilter runs a rule with these keywords
+// on a text holding the present ones.
+func runs(keywords []string, present map[string]bool) bool {
+	if len(keywords) == 0 {
+		return true
+	}
+	for _, k := range keywords {
+		if present[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// detector returns a detector over the kept rules of base (a config whose
+// rules are a subset of the pruner's), with depth decoding passes; built
+// once per rule set.
+func (p *rulePruner) detector(base config.Config, keep map[string]bool, depth int) *detect.Detector {
+	var ids []string
+	for id := range base.Rules {
+		if keep[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	key := strings.Join(ids, "\x00") + "\x01" + string(rune('0'+depth))
+	if len(base.Rules) != len(p.cfg.Rules) {
+		key += "\x02" // fastDetect's base rules, without the generic one
+	}
+	p.mu.Lock()
+	d, ok := p.detectors[key]
+	p.mu.Unlock()
+	if ok {
+		return d
+	}
+	cfg := base
+	cfg.Rules = make(map[string]config.Rule, len(ids))
+	for _, id := range ids {
+		cfg.Rules[id] = base.Rules[id]
+	}
+	d = detect.NewDetector(cfg)
+	d.MaxDecodeDepth = depth
+	p.mu.Lock()
+	if len(p.detectors) < maxPrunedDetectors {
+		p.detectors[key] = d
+	}
+	p.mu.Unlock()
+	return d
+}
+
+// decodePasses returns the texts gitleaks' detector runs its rules on for
+// text with depth decoding passes: text, then each decoded text while the
+// decoder finds something (detect.Detector.DetectContext's loop).
+func decodePasses(text string, depth int) []string {
+	out := []string{text}
+	dec := codec.NewDecoder()
+	var segs []*codec.EncodedSegment
+	cur := text
+	for d := 1; d <= depth; d++ {
+		cur, segs = dec.Decode(cur, segs)
+		if len(segs) == 0 {
+			break
+		}
+		out = append(out, cur)
+	}
+	return out
+}
+
+// re2Comparable reports whether RE2 and Go's regexp agree on whether
+// pattern matches a valid UTF-8 text: it parses in Go, and every literal and
+// character class is ASCII apart from what both engines give alike (all of
+// the non-ASCII runes, as a negated class or '.', or the two non-ASCII
+// simple case folds of ASCII letters, ſ and the Kelvin sign).
+func re2Comparable(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	ok := true
+	var walk func(*syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpLiteral:
+			for _, r := range re.Rune {
+				if r >= utf8.RuneSelf {
+					ok = false
+				}
+			}
+		case syntax.OpCharClass:
+			ok = ok && comparableClass(re.Rune)
+		case syntax.OpNoMatch, syntax.OpEmptyMatch, syntax.OpAnyCharNotNL, syntax.OpAnyChar,
+			syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+			syntax.OpWordBoundary, syntax.OpNoWordBoundary,
+			syntax.OpCapture, syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat,
+			syntax.OpConcat, syntax.OpAlternate:
+		default:
+			ok = false
+		}
+		for _, s := range re.Sub {
+			walk(s)
+		}
+	}
+	walk(re)
+	return ok
+}
+
+// comparableClass: the non-ASCII part of the class ranges is empty, all
+// of U+0080–U+10FFFF, or some of ſ (U+017F) and K (U+212A).
+func comparableClass(ranges []rune) bool {
+	var non [][2]rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := max(ranges[i], utf8.RuneSelf), ranges[i+1]
+		if lo <= hi {
+			non = append(non, [2]rune{lo, hi})
+		}
+	}
+	if len(non) == 0 {
+		return true
+	}
+	// Go splits a class around the surrogates, which UTF-8 cannot encode.
+	if full := [][2]rune{{utf8.RuneSelf, 0xD7FF}, {0xE000, utf8.MaxRune}}; slices.Equal(non, full) ||
+		slices.Equal(non, [][2]rune{{utf8.RuneSelf, utf8.MaxRune}}) {
+		return true
+	}
+	for _, r := range non {
+		for c := r[0]; c <= r[1]; c++ {
+			if c != 0x17F && c != 0x212A {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,251 @@
+package audit
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ctxpack/ctxpack/internal/leakcorpus"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+func TestRE2Comparable(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		want bool
+	}{
+		{`abc[0-9]{4}`, true},
+		{`(?i)key[a-z0-9_-]{10,}`, true}, // folds to ſ and K only
+		{`[^\s'"]+`, true},               // every non-ASCII rune
+		{`\S{8}|\W|.x`, true},
+		{`(?s).{3}\bx$`, true},
+		{`\p{L}+`, false}, // Unicode tables of two engines
+		{`é`, false},
+		{`[a-z\x{100}-\x{200}]`, false},
+		{`(?i)straße`, false},
+		{`(unclosed`, false},
+	} {
+		if got := re2Comparable(c.re); got != c.want {
+			t.Errorf("re2Comparable(%q) = %v, want %v", c.re, got, c.want)
+		}
+	}
+	// Every rule of gitleaks' default config with a pattern can be pruned.
+	cfg := mustDefaultConfig(t)
+	p := newRulePruner(cfg)
+	n := 0
+	for _, r := range cfg.Rules {
+		if r.Regex != nil {
+			n++
+		}
+	}
+	if p == nil || len(p.prunable) != n {
+		t.Fatalf("%d of %d default rules with a pattern are prunable", len(p.prunable), n)
+	}
+	for i, re := range p.compiled() {
+		if re == nil {
+			t.Errorf("RE2 does not compile %s", p.prunable[i].id)
+		}
+	}
+}
+
+// engineTexts are texts for comparing the engines: this repository's and
+// gitleaks' files, the leak corpus, and generated assignments with fake
+// secrets of every kind, in ASCII and with non-ASCII runes (ſ, K, é, emoji).
+func engineTexts(t testing.TB) []textFile {
+	files := realFiles(t)
+	c := leakcorpus.Build(7)
+	for _, m := range []map[string]string{c.Base, c.Head, c.Interim, c.InterimExtra} {
+		for _, p := range slices.Sorted(func(yield func(string) bool) {
+			for p := range m {
+				if !yield(p) {
+					return
+				}
+			}
+		}) {
+			files = append(files, textFile{p, m[p]})
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 8))
+	fake := secrettest.Make(42)
+	g := secrettest.NewGen(9)
+	secrets := []string{fake.AWSKeyID, fake.AWSSecret, fake.GitHub, fake.Slack, fake.Stripe, fake.JWT, fake.APIKey, fake.DBPassword, fake.RSAKey, fake.OpenSSHKey}
+	keys := []string{"api_key", "token", "secret", "password", "auth", "ſecret", "\u212aEY", "clé", "access", "AKIA", "ghp_", "xoxb-", "sk_live_"}
+	odd := []string{"é", "ſ", "\u212a", "日本", "🔑", "\u00a0", "\r\n", "\t", "`", "\\u0041", "%41%42"}
+	n := 3000
+	if v, err := strconv.Atoi(os.Getenv("CTXPACK_RE2_ITERATIONS")); err == nil {
+		n = v
+	}
+	for i := 0; i < n/sample(10); i++ {
+		var b strings.Builder
+		for k := 1 + r.IntN(8); k > 0; k-- {
+			b.WriteString(keys[r.IntN(len(keys))])
+			b.WriteString([]string{"=", ": ", " = \"", ":='", " => "}[r.IntN(5)])
+			s := secrets[r.IntN(len(secrets))]
+			if r.IntN(3) == 0 {
+				s = g.Str(secrettest.Alnum+"+/=_-", 8+r.IntN(50))
+			}
+			if r.IntN(4) == 0 {
+				at := r.IntN(len(s) + 1)
+				s = s[:at] + odd[r.IntN(len(odd))] + s[at:]
+			}
+			if r.IntN(6) == 0 {
+				s = base64.StdEncoding.EncodeToString([]byte(s))
+			} else if r.IntN(8) == 0 {
+				s = url.QueryEscape(s)
+			}
+			b.WriteString(s)
+			b.WriteString([]string{"\n", "\"\n", " ", odd[r.IntN(len(odd))]}[r.IntN(4)])
+		}
+		files = append(files, textFile{fmt.Sprintf("gen/%d.env", i), b.String()})
+	}
+	return files
+}
+
+// TestRE2AgreesWithGoRegexp compares, rule by rule, whether RE2 and Go's
+// regexp find a match, on every text the pruner could see (valid UTF-8,
+// no NUL), where gitleaks' keyword prefilter runs the rule, the way the
+// pruner asks.
+func TestRE2AgreesWithGoRegexp(t *testing.T) {
+	cfg := mustDefaultConfig(t)
+	p := newRulePruner(cfg)
+	res := p.compiled()
+	std := make([]*regexp.Regexp, len(p.prunable))
+	for i, r := range p.prunable {
+		std[i] = cfg.Rules[r.id].Regex
+	}
+	compared, matched := 0, 0
+	for i, f := range engineTexts(t) {
+		if i%(2*sample(5)) != 0 || !utf8.ValidString(f.text) || strings.IndexByte(f.text, 0) >= 0 {
+			continue
+		}
+		for _, text := range decodePasses(f.text, DecodeDepth) {
+			present := map[string]bool{}
+			lower := strings.ToLower(text)
+			for _, m := range p.keywords.MatchString(lower) {
+				present[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
+			}
+			for j, r := range p.prunable {
+				if !runs(r.keywords, present) {
+					continue
+				}
+				want, got := std[j].MatchString(text), res[j].MatchString(text)
+				if want != got {
+					t.Fatalf("%s: rule %s: Go's regexp matches %v, RE2 %v", f.path, r.id, want, got)
+				}
+				compared++
+				if want {
+					matched++
+				}
+			}
+		}
+	}
+	t.Logf("%d rule runs compared, %d with a match", compared, matched)
+	if matched < 50 {
+		t.Errorf("only %d rule runs matched: the texts do not exercise the rules", matched)
+	}
+}
+
+// prunedAndStock returns a scanner that prunes every fragment and one
+// with gitleaks' detector alone (no fast path, no pruning).
+func prunedAndStock(t testing.TB) (*Scanner, *Scanner) {
+	t.Helper()
+	pruned, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pruned.prune == nil {
+		t.Fatal("no pruner for gitleaks' default rules")
+	}
+	pruned.prune.minBytes, pruned.prune.minLarge = 0, 0
+	stock, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stock.fast, stock.prune = nil, nil
+	return pruned, stock
+}
+
+func sameScan(t *testing.T, pruned, stock *Scanner, path, text string) []pack.Finding {
+	t.Helper()
+	got, err := pruned.Scan(context.Background(), path, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := stock.Scan(context.Background(), path, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s: pruned scan differs from gitleaks' detector\n got: %v\nwant: %v", path, got, want)
+	}
+	return want
+}
+
+// TestPrunedScanSameFindings compares whole scans (rule, lines, offsets,
+// fingerprints) of the pruning scanner with gitleaks' detector alone.
+func TestPrunedScanSameFindings(t *testing.T) {
+	pruned, stock := prunedAndStock(t)
+	texts := engineTexts(t)
+	found := 0
+	for i, f := range texts {
+		if i%(2*sample(4)) != 0 {
+			continue
+		}
+		if len(sameScan(t, pruned, stock, f.path, f.text)) > 0 {
+			found++
+		}
+	}
+	t.Logf("%d texts, %d with findings", len(texts), found)
+	if found < 25 {
+		t.Errorf("only %d texts with findings", found)
+	}
+}
+
+// TestPrunedScanDecodingPasses covers the decoding passes: a secret found
+// only after decoding (base64, hex, percent, twice), next to one found in
+// the raw text, in a fragment the pruner takes.
+func TestPrunedScanDecodingPasses(t *testing.T) {
+	pruned, stock := prunedAndStock(t)
+	fake := secrettest.Make(3)
+	b64 := base64.StdEncoding.EncodeToString
+	for _, text := range []string{
+		"export TOKEN=" + b64([]byte("github_token = "+fake.GitHub)) + "\n",
+		"a = \"" + b64([]byte(b64([]byte("aws_secret_access_key = "+fake.AWSSecret)))) + "\"\n",
+		"url = \"https://x.example/?q=" + url.QueryEscape("stripe: "+fake.Stripe) + "\"\nkey = " + fake.Slack + "\n",
+		"blob: " + fmt.Sprintf("%x", "api_key="+fake.APIKey) + "\n" + strings.Repeat("plain text line\n", 50),
+		"nothing: " + b64([]byte("hello, world, nothing here")) + "\n",
+	} {
+		sameScan(t, pruned, stock, "config.yaml", text)
+	}
+	fs, err := pruned.Scan(context.Background(), "x.env", []byte("export TOKEN="+b64([]byte("github_token = "+fake.GitHub))+"\n"))
+	if err != nil || len(fs) == 0 {
+		t.Fatalf("a base64-encoded token is not found (%v, %v)", fs, err)
+	}
+}
+
+// FuzzPrunedScan: the pruning scanner and gitleaks' detector alone find
+// the same on any text.
+func FuzzPrunedScan(f *testing.F) {
+	fake := secrettest.Make(11)
+	f.Add("api_key = " + fake.APIKey + "\n")
+	f.Add("token: " + base64.StdEncoding.EncodeToString([]byte("ghp "+fake.GitHub)) + "\n")
+	f.Add(fake.RSAKey + "\n\u212aey=" + fake.Stripe)
+	f.Add("%41%50%49_KEY=" + fake.Slack + "\xff")
+	pruned, stock := prunedAndStock(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		sameScan(t, pruned, stock, "fuzz.env", text)
+	})
+}
