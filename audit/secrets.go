@@ -585,7 +585,7 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 func (s *Scanner) detectDecoding(ctx context.Context, frag fragment) []report.Finding {
 	d := s.stock()
 	if s.prune.applies(frag.Raw) {
-		passes := decodePasses(frag.Raw, DecodeDepth)
+		passes := s.prune.passes(frag.Raw, DecodeDepth)
 		keep0, ok0 := s.prune.keep(passes[:1])
 		keepDec, okDec := s.prune.keep(passes[1:])
 		switch {

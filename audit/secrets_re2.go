@@ -37,6 +37,8 @@ type rulePruner struct {
 	prunable []prunableRule
 	keywords *ahocorasick.Trie // every rule keyword, as gitleaks' prefilter
 	compiled func() []*re2.Regexp
+	// encodings is encodingsPattern in RE2, for decodePassesWith.
+	encodings func() *re2.Regexp
 
 	// large counts the bytes of large fragments seen; RE2 is compiled and
 	// used once they amount to enough to pay for it.
@@ -94,7 +96,19 @@ func newRulePruner(cfg config.Config) *rulePruner {
 		}
 		return out
 	})
+	p.encodings = sync.OnceValue(func() *re2.Regexp {
+		re, err := re2.Compile(encodingsPattern)
+		if err != nil {
+			return nil // gitleaks' decoder then finds the segments
+		}
+		return re
+	})
 	return p
+}
+
+// passes is decodePasses with the pruner's RE2 compilation of the decoder.
+func (p *rulePruner) passes(text string, depth int) []string {
+	return decodePassesWith(text, depth, p.encodings())
 }
 
 // applies reports whether a fragment of text is worth pruning: large
@@ -232,18 +246,102 @@ func (p *rulePruner) detector(base config.Config, keep map[string]bool, depth in
 // text with depth decoding passes: text, then each decoded text while the
 // decoder finds something (detect.Detector.DetectContext's loop).
 func decodePasses(text string, depth int) []string {
+	return decodePassesWith(text, depth, nil)
+}
+
+// decodePassesWith is decodePasses finding the encoded segments with enc,
+// RE2's compilation of gitleaks' encodingsPattern, where it can (a pass
+// over valid UTF-8 without NUL, with no unicode escape to decode); nil
+// means gitleaks' decoder throughout. Go's regexp with captures is most of
+// the decoder's time.
+func decodePassesWith(text string, depth int, enc *re2.Regexp) []string {
 	out := []string{text}
-	dec := codec.NewDecoder()
-	var segs []*codec.EncodedSegment
 	cur := text
 	for d := 1; d <= depth; d++ {
-		cur, segs = dec.Decode(cur, segs)
-		if len(segs) == 0 {
+		next, found, ok := "", false, false
+		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 {
+			next, found, ok = decodeOnce(enc, cur)
+		}
+		if !ok {
+			var segs []*codec.EncodedSegment
+			next, segs = codec.NewDecoder().Decode(cur, nil)
+			found = len(segs) > 0
+		}
+		if !found {
 			break
 		}
-		out = append(out, cur)
+		out = append(out, next)
+		cur = next
 	}
 	return out
+}
+
+// encodingsPattern is gitleaks' codec.encodingsRe (v8.30.1): its encodings'
+// patterns as named groups, in precedence order.
+const encodingsPattern = `(?P<percent>%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)|` +
+	`(?P<unicode>(?:(?:U\+[a-fA-F0-9]{4}(?:\s|$))+|(?i)(?:\\{1,2}u[a-fA-F0-9]{4})+))|` +
+	`(?P<hex>[0-9A-Fa-f]{32,})|(?P<base64>[\w\/+-]{16,}={0,2})`
+
+// Encoding groups of encodingsPattern; a higher index yields to a lower one.
+const (
+	encPercent = iota
+	encUnicode
+	encHex
+	encBase64
+)
+
+// decodeOnce is one pass of gitleaks' codec.Decoder.Decode over text with
+// enc: the text with every segment replaced by its decoded value, and
+// whether there was one. ok is false when the pass holds a unicode escape
+// (its decoding is left to gitleaks' decoder).
+func decodeOnce(enc *re2.Regexp, text string) (decoded string, found, ok bool) {
+	type match struct{ kind, start, end int }
+	var all []match
+	for _, m := range enc.FindAllStringSubmatchIndex(text, -1) {
+		for i, k := 2, 0; i+1 < len(m); i, k = i+2, k+1 {
+			if m[i] > -1 {
+				all = append(all, match{k, m[i], m[i+1]})
+			}
+		}
+	}
+	// codec.findEncodingMatches: a match touching or overlapping a
+	// neighbour of higher precedence waits for the next pass.
+	overlaps := func(a, b match) bool { return b.start <= a.end && b.end >= a.start }
+	var b strings.Builder
+	last := 0
+	for i, m := range all {
+		if len(all) > 1 {
+			if i > 0 && overlaps(m, all[i-1]) && all[i-1].kind < m.kind {
+				continue
+			}
+			if i+1 < len(all) && overlaps(m, all[i+1]) && all[i+1].kind < m.kind {
+				continue
+			}
+		}
+		var v string
+		switch m.kind {
+		case encUnicode:
+			return "", false, false
+		case encPercent:
+			v = decodePercentLike(text[m.start:m.end])
+		case encHex:
+			v = decodeHexLike(text[m.start:m.end])
+		case encBase64:
+			v = decodeBase64Like(text[m.start:m.end])
+		}
+		if v == "" {
+			continue
+		}
+		found = true
+		b.WriteString(text[last:m.start])
+		b.WriteString(v)
+		last = m.end
+	}
+	if !found {
+		return text, false, true
+	}
+	b.WriteString(text[last:])
+	return b.String(), true, true
 }
 
 // re2Comparable reports whether RE2 and Go's regexp agree on whether

@@ -249,3 +249,85 @@ func FuzzPrunedScan(f *testing.F) {
 		sameScan(t, pruned, stock, "fuzz.env", text)
 	})
 }
+
+// decodeTexts are texts full of what gitleaks' decoder looks for: base64
+// (standard and URL), hex, percent and unicode escapes, nested, touching
+// and overlapping each other, among ordinary text.
+func decodeTexts(n int) []string {
+	r := rand.New(rand.NewPCG(21, 34))
+	fake := secrettest.Make(8)
+	b64 := base64.StdEncoding.EncodeToString
+	pieces := []func() string{
+		func() string { return b64([]byte(randPrintable(r, 4+r.IntN(40)))) },
+		func() string { return base64.RawURLEncoding.EncodeToString([]byte(randPrintable(r, 4+r.IntN(40)))) },
+		func() string { return b64([]byte(b64([]byte("token=" + fake.GitHub)))) },
+		func() string { return fmt.Sprintf("%x", randPrintable(r, 16+r.IntN(20))) },
+		func() string { return url.QueryEscape(randPrintable(r, 3+r.IntN(20))) },
+		func() string { return "%" + randFrom(r, "0123456789abcdefABCDEF%", 2+r.IntN(3)) },
+		func() string { return randFrom(r, "0123456789abcdef", 1+r.IntN(70)) },
+		func() string { return randFrom(r, secrettest.Alnum+"+/-_", 1+r.IntN(40)) },
+		func() string { return strings.Repeat("=", r.IntN(4)) },
+		func() string { return randFrom(r, " \n\t\r=%:\"'.,;", 1+r.IntN(3)) },
+		func() string { return "U+" + randFrom(r, "0123456789ABCDEF", 4) + " " },
+		func() string { return `\u` + randFrom(r, "0123456789abcdef", 4) },
+		func() string { return "é日" },
+		func() string { return "key: " + fake.Stripe + "\n" },
+	}
+	var out []string
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for k := 1 + r.IntN(10); k > 0; k-- {
+			b.WriteString(pieces[r.IntN(len(pieces))]())
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// TestDecodePassesMatchGitleaks compares the decoding passes found with RE2
+// with gitleaks' decoder's, text by text.
+func TestDecodePassesMatchGitleaks(t *testing.T) {
+	p := newRulePruner(mustDefaultConfig(t))
+	enc := p.encodings()
+	if enc == nil {
+		t.Fatal("RE2 does not compile gitleaks' encodings pattern")
+	}
+	texts := decodeTexts(20000 / sample(10))
+	for i, f := range engineTexts(t) {
+		if i%sample(4) == 0 {
+			texts = append(texts, f.text)
+		}
+	}
+	decoded := 0
+	for _, text := range texts {
+		want := decodePasses(text, DecodeDepth)
+		got := decodePassesWith(text, DecodeDepth, enc)
+		if !slices.Equal(got, want) {
+			t.Fatalf("decoding passes differ for %q\n got: %q\nwant: %q", text, got, want)
+		}
+		if len(want) > 1 {
+			decoded++
+		}
+	}
+	t.Logf("%d texts, %d with something to decode", len(texts), decoded)
+	if decoded < len(texts)/4 {
+		t.Errorf("only %d texts decode", decoded)
+	}
+}
+
+// FuzzDecodePasses: RE2's decoding passes are gitleaks' on any text.
+func FuzzDecodePasses(f *testing.F) {
+	for _, s := range decodeTexts(8) {
+		f.Add(s)
+	}
+	enc := newRulePruner(mustDefaultConfig(f)).encodings()
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		want := decodePasses(text, DecodeDepth)
+		if got := decodePassesWith(text, DecodeDepth, enc); !slices.Equal(got, want) {
+			t.Fatalf("decoding passes differ\n got: %q\nwant: %q", got, want)
+		}
+	})
+}
