@@ -578,16 +578,16 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 }
 
 // detectDecoding is gitleaks' findings for a fragment that may have
-// something to decode. When the pruner applies and no rule can match any
-// decoded text, the decoding passes can find nothing and one pass gives
-// the findings (fastDetect); otherwise gitleaks' detector with its
+// something to decode. When the pruner applies and no rule has a match on
+// a decoded value, the decoding passes can report nothing and one pass
+// gives the findings (fastDetect); otherwise gitleaks' detector with its
 // decoding passes runs, over the rules that can match.
 func (s *Scanner) detectDecoding(ctx context.Context, frag fragment) []report.Finding {
 	d := s.stock()
 	if s.prune.applies(frag.Raw) {
-		passes := s.prune.passes(frag.Raw, DecodeDepth)
+		passes, segs := s.prune.passes(frag.Raw, DecodeDepth)
 		keep0, ok0 := s.prune.keep(passes[:1])
-		keepDec, okDec := s.prune.keep(passes[1:])
+		keepDec, okDec := s.prune.keepDecoded(passes[1:], segs[1:])
 		switch {
 		case !ok0 || !okDec:
 		case s.fast != nil && !s.prune.anyRegex(keepDec):

@@ -106,9 +106,10 @@ func newRulePruner(cfg config.Config) *rulePruner {
 	return p
 }
 
-// passes is decodePasses with the pruner's RE2 compilation of the decoder.
-func (p *rulePruner) passes(text string, depth int) []string {
-	return decodePassesWith(text, depth, p.encodings())
+// passes is decodePassesSegs with the pruner's RE2 compilation of the
+// decoder.
+func (p *rulePruner) passes(text string, depth int) ([]string, [][][2]int) {
+	return decodePassesSegs(text, depth, p.encodings())
 }
 
 // applies reports whether a fragment of text is worth pruning: large
@@ -180,6 +181,70 @@ func (p *rulePruner) keep(texts []string) (map[string]bool, bool) {
 		}
 	}
 	return keep, true
+}
+
+// keepDecoded is keep for the decoded texts of a fragment (passes from
+// index 1, with their decoded values' ranges from decodePassesSegs): a
+// rule gitleaks runs on a decoded text reports only matches that touch or
+// overlap a decoded value (codec.SegmentsWithDecodedOverlap), so where the
+// ranges are known a rule is kept only when one of RE2's matches does.
+func (p *rulePruner) keepDecoded(texts []string, segs [][][2]int) (map[string]bool, bool) {
+	keep := map[string]bool{}
+	for i, t := range texts {
+		k, ok := p.keep([]string{t})
+		if !ok {
+			return nil, false
+		}
+		res := p.compiled()
+		for j, r := range p.prunable {
+			if !k[r.id] || keep[r.id] || res[j] == nil || segs[i] == nil {
+				if k[r.id] {
+					keep[r.id] = true
+				}
+				continue
+			}
+			for _, m := range res[j].FindAllStringIndex(t, -1) {
+				if touchesAny(segs[i], m[0], m[1]) {
+					keep[r.id] = true
+					break
+				}
+			}
+		}
+		for id, v := range k {
+			if v && !keep[id] && !p.isPrunable(id) {
+				keep[id] = true
+			}
+		}
+	}
+	// A kept rule's required rules are kept with it (keep did so per text).
+	for changed := true; changed; {
+		changed = false
+		for id := range keep {
+			for _, req := range p.cfg.Rules[id].RequiredRules {
+				if _, ok := p.cfg.Rules[req.RuleID]; ok && !keep[req.RuleID] {
+					keep[req.RuleID] = true
+					changed = true
+				}
+			}
+		}
+	}
+	return keep, true
+}
+
+// touchesAny reports whether [start, end] touches or overlaps one of the
+// ranges, as gitleaks' startEnd.overlaps decides.
+func touchesAny(ranges [][2]int, start, end int) bool {
+	for _, r := range ranges {
+		if start <= r[1] && end >= r[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *rulePruner) isPrunable(id string) bool {
+	_, ok := slices.BinarySearchFunc(p.prunable, id, func(r prunableRule, id string) int { return strings.Compare(r.id, id) })
+	return ok
 }
 
 // anyRegex reports whether keep holds a rule with a pattern.
@@ -255,25 +320,37 @@ func decodePasses(text string, depth int) []string {
 // means gitleaks' decoder throughout. Go's regexp with captures is most of
 // the decoder's time.
 func decodePassesWith(text string, depth int, enc *re2.Regexp) []string {
+	texts, _ := decodePassesSegs(text, depth, enc)
+	return texts
+}
+
+// decodePassesSegs is decodePassesWith, and for each decoded text (index
+// 1 on) where its decoded values are: byte ranges [start, end) of the
+// text; nil for a pass gitleaks' decoder made (not known).
+func decodePassesSegs(text string, depth int, enc *re2.Regexp) ([]string, [][][2]int) {
 	out := []string{text}
+	segs := [][][2]int{nil}
 	cur := text
 	for d := 1; d <= depth; d++ {
 		next, found, ok := "", false, false
+		var ranges [][2]int
 		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 {
-			next, found, ok = decodeOnce(enc, cur)
+			next, ranges, ok = decodeOnce(enc, cur)
+			found = len(ranges) > 0
 		}
 		if !ok {
-			var segs []*codec.EncodedSegment
-			next, segs = codec.NewDecoder().Decode(cur, nil)
-			found = len(segs) > 0
+			var gs []*codec.EncodedSegment
+			next, gs = codec.NewDecoder().Decode(cur, nil)
+			found, ranges = len(gs) > 0, nil
 		}
 		if !found {
 			break
 		}
 		out = append(out, next)
+		segs = append(segs, ranges)
 		cur = next
 	}
-	return out
+	return out, segs
 }
 
 // encodingsPattern is gitleaks' codec.encodingsRe (v8.30.1): its encodings'
@@ -291,10 +368,11 @@ const (
 )
 
 // decodeOnce is one pass of gitleaks' codec.Decoder.Decode over text with
-// enc: the text with every segment replaced by its decoded value, and
-// whether there was one. ok is false when the pass holds a unicode escape
-// (its decoding is left to gitleaks' decoder).
-func decodeOnce(enc *re2.Regexp, text string) (decoded string, found, ok bool) {
+// enc: the text with every segment replaced by its decoded value, and the
+// decoded values' ranges in it (none: nothing to decode). ok is false when
+// the pass holds a unicode escape (its decoding is left to gitleaks'
+// decoder).
+func decodeOnce(enc *re2.Regexp, text string) (decoded string, ranges [][2]int, ok bool) {
 	type match struct{ kind, start, end int }
 	var all []match
 	for _, m := range enc.FindAllStringSubmatchIndex(text, -1) {
@@ -321,7 +399,7 @@ func decodeOnce(enc *re2.Regexp, text string) (decoded string, found, ok bool) {
 		var v string
 		switch m.kind {
 		case encUnicode:
-			return "", false, false
+			return "", nil, false
 		case encPercent:
 			v = decodePercentLike(text[m.start:m.end])
 		case encHex:
@@ -332,16 +410,16 @@ func decodeOnce(enc *re2.Regexp, text string) (decoded string, found, ok bool) {
 		if v == "" {
 			continue
 		}
-		found = true
 		b.WriteString(text[last:m.start])
+		ranges = append(ranges, [2]int{b.Len(), b.Len() + len(v)})
 		b.WriteString(v)
 		last = m.end
 	}
-	if !found {
-		return text, false, true
+	if len(ranges) == 0 {
+		return text, nil, true
 	}
 	b.WriteString(text[last:])
-	return b.String(), true, true
+	return b.String(), ranges, true
 }
 
 // re2Comparable reports whether RE2 and Go's regexp agree on whether

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
+
 	"github.com/ctxpack/ctxpack/internal/leakcorpus"
 	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"github.com/ctxpack/ctxpack/pack"
@@ -145,6 +147,10 @@ func TestRE2AgreesWithGoRegexp(t *testing.T) {
 				compared++
 				if want {
 					matched++
+					// keepDecoded reads RE2's match positions too.
+					if w, g := std[j].FindAllStringIndex(text, -1), res[j].FindAllStringIndex(text, -1); fmt.Sprint(w) != fmt.Sprint(g) {
+						t.Fatalf("%s: rule %s: Go's regexp matches at %v, RE2 at %v", f.path, r.id, w, g)
+					}
 				}
 			}
 		}
@@ -224,6 +230,11 @@ func TestPrunedScanDecodingPasses(t *testing.T) {
 		"url = \"https://x.example/?q=" + url.QueryEscape("stripe: "+fake.Stripe) + "\"\nkey = " + fake.Slack + "\n",
 		"blob: " + fmt.Sprintf("%x", "api_key="+fake.APIKey) + "\n" + strings.Repeat("plain text line\n", 50),
 		"nothing: " + b64([]byte("hello, world, nothing here")) + "\n",
+		// A match in the decoded text away from the decoded value, and
+		// one touching it.
+		"api_key = \"" + fake.APIKey + "\"\nnote: " + b64([]byte("hello, world, nothing here")) + "\n",
+		"password=" + b64([]byte("x"+fake.DBPassword)) + "\n",
+		"auth_token: " + b64([]byte("Zz9"+fake.APIKey)) + "\n",
 	} {
 		sameScan(t, pruned, stock, "config.yaml", text)
 	}
@@ -301,10 +312,11 @@ func TestDecodePassesMatchGitleaks(t *testing.T) {
 	decoded := 0
 	for _, text := range texts {
 		want := decodePasses(text, DecodeDepth)
-		got := decodePassesWith(text, DecodeDepth, enc)
+		got, ranges := decodePassesSegs(text, DecodeDepth, enc)
 		if !slices.Equal(got, want) {
 			t.Fatalf("decoding passes differ for %q\n got: %q\nwant: %q", text, got, want)
 		}
+		sameSegments(t, want, ranges)
 		if len(want) > 1 {
 			decoded++
 		}
@@ -312,6 +324,28 @@ func TestDecodePassesMatchGitleaks(t *testing.T) {
 	t.Logf("%d texts, %d with something to decode", len(texts), decoded)
 	if decoded < len(texts)/4 {
 		t.Errorf("only %d texts decode", decoded)
+	}
+}
+
+// sameSegments checks the decoded values' ranges of each pass against
+// gitleaks' segments: a position touches one of ours exactly when it
+// touches one of gitleaks' (codec.SegmentsWithDecodedOverlap), the test
+// gitleaks applies to each match.
+func sameSegments(t *testing.T, passes []string, ranges [][][2]int) {
+	t.Helper()
+	var segs []*codec.EncodedSegment
+	dec := codec.NewDecoder()
+	for p := 1; p < len(passes); p++ {
+		_, segs = dec.Decode(passes[p-1], segs)
+		if ranges[p] == nil {
+			continue // gitleaks' decoder made this pass
+		}
+		for i := 0; i <= len(passes[p]); i++ {
+			want := len(codec.SegmentsWithDecodedOverlap(segs, i, i)) > 0
+			if got := touchesAny(ranges[p], i, i); got != want {
+				t.Fatalf("pass %d of %q: position %d touches a decoded value: got %v, gitleaks %v (ranges %v)", p, passes[0], i, got, want, ranges[p])
+			}
+		}
 	}
 }
 
@@ -326,8 +360,10 @@ func FuzzDecodePasses(f *testing.F) {
 			return
 		}
 		want := decodePasses(text, DecodeDepth)
-		if got := decodePassesWith(text, DecodeDepth, enc); !slices.Equal(got, want) {
+		got, ranges := decodePassesSegs(text, DecodeDepth, enc)
+		if !slices.Equal(got, want) {
 			t.Fatalf("decoding passes differ\n got: %q\nwant: %q", got, want)
 		}
+		sameSegments(t, want, ranges)
 	})
 }
