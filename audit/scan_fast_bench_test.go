@@ -45,10 +45,11 @@ func BenchmarkScanMixed(b *testing.B) {
 
 // BenchmarkScanTree is the same comparison on a real tree's text files:
 // CTXPACK_SCAN_TREE=DIR (a checkout; .git is skipped). Modes: pruned is the
-// scanner as NewScanner builds it; fast is it without rule pruning (the
-// scanner before RE2 pruning); stock is gitleaks' detector alone.
+// scanner as NewScanner builds it with the ctxpack_re2 tag (RE2 rule
+// pruning); fast is it without pruning (the default build); stock is
+// gitleaks' detector alone.
 //
-//	CTXPACK_SCAN_TREE=/tmp/prom go test -run '^$' -bench ScanTree -benchtime 3x ./audit/
+//	CTXPACK_SCAN_TREE=/tmp/prom go test -tags ctxpack_re2 -run '^$' -bench ScanTree -benchtime 3x ./audit/
 func BenchmarkScanTree(b *testing.B) {
 	dir := os.Getenv("CTXPACK_SCAN_TREE")
 	if dir == "" {
@@ -95,6 +96,10 @@ func benchScanItems(b *testing.B, items []ScanItem) {
 				b.Fatal(err)
 			}
 			switch mode {
+			case "pruned":
+				if s.prune == nil {
+					b.Skip("no rule pruning: built without the ctxpack_re2 tag")
+				}
 			case "fast":
 				s.prune = nil
 			case "stock":

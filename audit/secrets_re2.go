@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
-	re2 "github.com/wasilibs/go-re2"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
@@ -20,7 +19,12 @@ import (
 // nothing. RE2 (github.com/wasilibs/go-re2, the engine of gitleaks' own
 // release builds, pure Go through wazero) answers "does this rule match
 // anywhere?" several times faster on large texts, but its findings would
-// come from another engine and it costs ~0.2 s to compile the rules.
+// come from another engine, it costs ~0.2 s to compile the rules, and
+// go-re2 compiles its WebAssembly module when the process starts (~0.26 s
+// of CPU and ~30 MB, measured with `ctxpack --version`), whatever the
+// input. So it is linked only into builds with the ctxpack_re2 tag
+// (secrets_re2_engine.go), for large trees; without it there is no pruner
+// and the scan is what it was.
 // rulePruner uses it only to leave out of gitleaks' detector, for one large
 // fragment, the rules that match no text gitleaks would run them on:
 // gitleaks reports nothing for such a rule, so the findings are the ones
@@ -36,9 +40,9 @@ type rulePruner struct {
 	// kept in every detector.
 	prunable []prunableRule
 	keywords *ahocorasick.Trie // every rule keyword, as gitleaks' prefilter
-	compiled func() []*re2.Regexp
+	compiled func() []ruleMatcher
 	// encodings is encodingsPattern in RE2, for decodePassesWith.
-	encodings func() *re2.Regexp
+	encodings func() ruleMatcher
 
 	// large counts the bytes of large fragments seen; RE2 is compiled and
 	// used once they amount to enough to pay for it.
@@ -60,12 +64,33 @@ type prunableRule struct {
 // the ~0.2 s compilation is worth it after a few MB.
 const (
 	pruneMinBytes      = 8 << 10
-	pruneMinLargeBytes = 2 << 20
+	pruneMinLargeBytes = 4 << 20
 	maxPrunedDetectors = 256
 )
 
-// newRulePruner returns nil when no rule can be pruned.
+// ruleMatcher is what the pruner asks of a compiled pattern (go-re2's
+// Regexp has Go's regexp API).
+type ruleMatcher interface {
+	MatchString(s string) bool
+	FindAllStringIndex(s string, n int) [][]int
+	FindAllStringSubmatchIndex(s string, n int) [][]int
+}
+
+// compileRE2 compiles a pattern with RE2; nil in builds without the
+// ctxpack_re2 tag.
+var compileRE2 func(pattern string) (ruleMatcher, error)
+
+// newRulePruner returns nil without RE2 or when no rule can be pruned.
 func newRulePruner(cfg config.Config) *rulePruner {
+	if compileRE2 == nil {
+		return nil
+	}
+	return newRulePrunerWith(cfg, compileRE2)
+}
+
+// newRulePrunerWith is newRulePruner with the engine compile; nil when no
+// rule can be pruned.
+func newRulePrunerWith(cfg config.Config, compile func(string) (ruleMatcher, error)) *rulePruner {
 	p := &rulePruner{cfg: cfg, minBytes: pruneMinBytes, minLarge: pruneMinLargeBytes, detectors: map[string]*detect.Detector{}}
 	for id, r := range cfg.Rules {
 		if r.Regex == nil || !re2Comparable(r.Regex.String()) {
@@ -87,17 +112,19 @@ func newRulePruner(cfg config.Config) *rulePruner {
 	}
 	slices.Sort(kws)
 	p.keywords = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
-	p.compiled = sync.OnceValue(func() []*re2.Regexp {
-		out := make([]*re2.Regexp, len(p.prunable))
+	p.compiled = sync.OnceValue(func() []ruleMatcher {
+		out := make([]ruleMatcher, len(p.prunable))
 		for i, r := range p.prunable {
 			// A pattern RE2 cannot compile (its program limits are lower
 			// than Go's) stays nil: the rule is never pruned.
-			out[i], _ = re2.Compile(r.pattern)
+			if re, err := compile(r.pattern); err == nil {
+				out[i] = re
+			}
 		}
 		return out
 	})
-	p.encodings = sync.OnceValue(func() *re2.Regexp {
-		re, err := re2.Compile(encodingsPattern)
+	p.encodings = sync.OnceValue(func() ruleMatcher {
+		re, err := compile(encodingsPattern)
 		if err != nil {
 			return nil // gitleaks' decoder then finds the segments
 		}
@@ -319,7 +346,7 @@ func decodePasses(text string, depth int) []string {
 // over valid UTF-8 without NUL, with no unicode escape to decode); nil
 // means gitleaks' decoder throughout. Go's regexp with captures is most of
 // the decoder's time.
-func decodePassesWith(text string, depth int, enc *re2.Regexp) []string {
+func decodePassesWith(text string, depth int, enc ruleMatcher) []string {
 	texts, _ := decodePassesSegs(text, depth, enc)
 	return texts
 }
@@ -327,7 +354,7 @@ func decodePassesWith(text string, depth int, enc *re2.Regexp) []string {
 // decodePassesSegs is decodePassesWith, and for each decoded text (index
 // 1 on) where its decoded values are: byte ranges [start, end) of the
 // text; nil for a pass gitleaks' decoder made (not known).
-func decodePassesSegs(text string, depth int, enc *re2.Regexp) ([]string, [][][2]int) {
+func decodePassesSegs(text string, depth int, enc ruleMatcher) ([]string, [][][2]int) {
 	out := []string{text}
 	segs := [][][2]int{nil}
 	cur := text
@@ -372,7 +399,7 @@ const (
 // decoded values' ranges in it (none: nothing to decode). ok is false when
 // the pass holds a unicode escape (its decoding is left to gitleaks'
 // decoder).
-func decodeOnce(enc *re2.Regexp, text string) (decoded string, ranges [][2]int, ok bool) {
+func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, ok bool) {
 	type match struct{ kind, start, end int }
 	var all []match
 	for _, m := range enc.FindAllStringSubmatchIndex(text, -1) {

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
+	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 
 	"github.com/ctxpack/ctxpack/internal/leakcorpus"
@@ -43,20 +43,59 @@ func TestRE2Comparable(t *testing.T) {
 	}
 	// Every rule of gitleaks' default config with a pattern can be pruned.
 	cfg := mustDefaultConfig(t)
-	p := newRulePruner(cfg)
+	p := testPruner(t, cfg)
 	n := 0
 	for _, r := range cfg.Rules {
 		if r.Regex != nil {
 			n++
 		}
 	}
-	if p == nil || len(p.prunable) != n {
+	if len(p.prunable) != n {
 		t.Fatalf("%d of %d default rules with a pattern are prunable", len(p.prunable), n)
 	}
 	for i, re := range p.compiled() {
 		if re == nil {
-			t.Errorf("RE2 does not compile %s", p.prunable[i].id)
+			t.Errorf("the engine does not compile %s", p.prunable[i].id)
 		}
+	}
+}
+
+// compileGo is Go's regexp as the pruner's engine: in builds without RE2
+// the tests run the pruner's logic with it.
+func compileGo(pattern string) (ruleMatcher, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return re, nil
+}
+
+// testPruner is a pruner of cfg that prunes every fragment, with RE2 in
+// builds with the ctxpack_re2 tag, else with Go's regexp (the pruning logic
+// is the same; secrets_re2_engine_test.go compares the engines).
+func testPruner(t testing.TB, cfg config.Config) *rulePruner {
+	t.Helper()
+	compile := compileRE2
+	if compile == nil {
+		compile = compileGo
+	}
+	p := newRulePrunerWith(cfg, compile)
+	if p == nil {
+		t.Fatal("no pruner for the config")
+	}
+	p.minBytes, p.minLarge = 0, 0
+	return p
+}
+
+// TestPrunerOnlyWithRE2: NewScanner prunes exactly in builds with RE2
+// (go-re2's start-up cost is paid only there).
+func TestPrunerOnlyWithRE2(t *testing.T) {
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (s.prune != nil) != (compileRE2 != nil) {
+		t.Errorf("pruner %v, RE2 linked in %v", s.prune != nil, compileRE2 != nil)
 	}
 }
 
@@ -113,54 +152,6 @@ func engineTexts(t testing.TB) []textFile {
 	return files
 }
 
-// TestRE2AgreesWithGoRegexp compares, rule by rule, whether RE2 and Go's
-// regexp find a match, on every text the pruner could see (valid UTF-8,
-// no NUL), where gitleaks' keyword prefilter runs the rule, the way the
-// pruner asks.
-func TestRE2AgreesWithGoRegexp(t *testing.T) {
-	cfg := mustDefaultConfig(t)
-	p := newRulePruner(cfg)
-	res := p.compiled()
-	std := make([]*regexp.Regexp, len(p.prunable))
-	for i, r := range p.prunable {
-		std[i] = cfg.Rules[r.id].Regex
-	}
-	compared, matched := 0, 0
-	for i, f := range engineTexts(t) {
-		if i%(3*sample(5)) != 0 || !utf8.ValidString(f.text) || strings.IndexByte(f.text, 0) >= 0 {
-			continue
-		}
-		for _, text := range decodePasses(f.text, DecodeDepth) {
-			present := map[string]bool{}
-			lower := strings.ToLower(text)
-			for _, m := range p.keywords.MatchString(lower) {
-				present[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
-			}
-			for j, r := range p.prunable {
-				if !runs(r.keywords, present) {
-					continue
-				}
-				want, got := std[j].MatchString(text), res[j].MatchString(text)
-				if want != got {
-					t.Fatalf("%s: rule %s: Go's regexp matches %v, RE2 %v", f.path, r.id, want, got)
-				}
-				compared++
-				if want {
-					matched++
-					// keepDecoded reads RE2's match positions too.
-					if w, g := std[j].FindAllStringIndex(text, -1), res[j].FindAllStringIndex(text, -1); fmt.Sprint(w) != fmt.Sprint(g) {
-						t.Fatalf("%s: rule %s: Go's regexp matches at %v, RE2 at %v", f.path, r.id, w, g)
-					}
-				}
-			}
-		}
-	}
-	t.Logf("%d rule runs compared, %d with a match", compared, matched)
-	if matched < 50 {
-		t.Errorf("only %d rule runs matched: the texts do not exercise the rules", matched)
-	}
-}
-
 // prunedAndStock returns a scanner that prunes every fragment and one
 // with gitleaks' detector alone (no fast path, no pruning).
 func prunedAndStock(t testing.TB) (*Scanner, *Scanner) {
@@ -169,10 +160,7 @@ func prunedAndStock(t testing.TB) (*Scanner, *Scanner) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pruned.prune == nil {
-		t.Fatal("no pruner for gitleaks' default rules")
-	}
-	pruned.prune.minBytes, pruned.prune.minLarge = 0, 0
+	pruned.prune = testPruner(t, *pruned.cfg)
 	stock, err := NewScanner(ScannerOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -298,10 +286,10 @@ func decodeTexts(n int) []string {
 // TestDecodePassesMatchGitleaks compares the decoding passes found with RE2
 // with gitleaks' decoder's, text by text.
 func TestDecodePassesMatchGitleaks(t *testing.T) {
-	p := newRulePruner(mustDefaultConfig(t))
+	p := testPruner(t, mustDefaultConfig(t))
 	enc := p.encodings()
 	if enc == nil {
-		t.Fatal("RE2 does not compile gitleaks' encodings pattern")
+		t.Fatal("the engine does not compile gitleaks' encodings pattern")
 	}
 	texts := decodeTexts(8000 / sample(10))
 	for i, f := range engineTexts(t) {
@@ -354,7 +342,7 @@ func FuzzDecodePasses(f *testing.F) {
 	for _, s := range decodeTexts(8) {
 		f.Add(s)
 	}
-	enc := newRulePruner(mustDefaultConfig(f)).encodings()
+	enc := testPruner(f, mustDefaultConfig(f)).encodings()
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 64<<10 {
 			return
