@@ -64,7 +64,7 @@ type prunableRule struct {
 // the ~0.2 s compilation is worth it after a few MB.
 const (
 	pruneMinBytes      = 8 << 10
-	pruneMinLargeBytes = 4 << 20
+	pruneMinLargeBytes = 1 << 20
 	maxPrunedDetectors = 256
 )
 
