@@ -203,3 +203,50 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// TestCredentialLinesCoverPrefilter: every line lineMayHaveCredential
+// accepts is a candidate of credentialLines (findAssignments looks at no
+// other), on real, generated and leak-corpus texts.
+func TestCredentialLinesCoverPrefilter(t *testing.T) {
+	texts := []string{"", "x", "pass\n", "a\r\nPASSWORD=x\r\n", "ключ: пароль123\n", "mysql -uroot -pS3cret\n\n@\n"}
+	for i, f := range engineTexts(t) {
+		if i%sample(4) == 0 {
+			texts = append(texts, f.text)
+		}
+	}
+	accepted := 0
+	for _, text := range texts {
+		accepted += checkCredentialLines(t, text)
+	}
+	if accepted < 1000 {
+		t.Errorf("only %d lines pass the prefilter", accepted)
+	}
+}
+
+func checkCredentialLines(t *testing.T, text string) int {
+	t.Helper()
+	li := newLineIndex(text)
+	marks := credentialLines(text, li)
+	n := 0
+	for l := 1; l <= li.lines(); l++ {
+		line := strings.TrimSuffix(text[min(li.start(l), len(text)):li.end(l)], "\r")
+		if lineMayHaveCredential(string(appendLowerASCII(nil, line)), line) {
+			n++
+			if !marks[l] {
+				t.Fatalf("line %d %q passes lineMayHaveCredential but is no candidate", l, line)
+			}
+		}
+	}
+	return n
+}
+
+func FuzzCredentialLines(f *testing.F) {
+	f.Add("user=admin\npassword = hunter22\n")
+	f.Add("é\nAPI-KEY: x\r\n@tcp(")
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		checkCredentialLines(t, text)
+	})
+}

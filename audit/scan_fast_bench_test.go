@@ -1,7 +1,11 @@
 package audit
 
 import (
+	"bytes"
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -25,8 +29,9 @@ var generatedItems = sync.OnceValue(func() []ScanItem {
 })
 
 // BenchmarkScanGenerated scans the generated tree file by file on one
-// goroutine, with ctxpack's fast path (fast) and with gitleaks' detector
-// alone (stock): the same findings, the difference is the work.
+// goroutine: the scanner NewScanner builds (pruned), without RE2 rule
+// pruning (fast), and gitleaks' detector alone (stock): the same findings,
+// the difference is the work.
 func BenchmarkScanGenerated(b *testing.B) {
 	items := generatedItems()
 	benchScanItems(b, items)
@@ -38,16 +43,67 @@ func BenchmarkScanMixed(b *testing.B) {
 	benchScanItems(b, benchCorpus(1<<20))
 }
 
+// BenchmarkScanTree is the same comparison on a real tree's text files:
+// CTXPACK_SCAN_TREE=DIR (a checkout; .git is skipped). Modes: pruned is the
+// scanner as NewScanner builds it with the ctxpack_re2 tag (RE2 rule
+// pruning); fast is it without pruning (the default build); stock is
+// gitleaks' detector alone.
+//
+//	CTXPACK_SCAN_TREE=/tmp/prom go test -tags ctxpack_re2 -run '^$' -bench ScanTree -benchtime 3x ./audit/
+func BenchmarkScanTree(b *testing.B) {
+	dir := os.Getenv("CTXPACK_SCAN_TREE")
+	if dir == "" {
+		b.Skip("CTXPACK_SCAN_TREE is not set")
+	}
+	var items []ScanItem
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.IndexByte(data[:min(len(data), 8<<10)], 0) < 0 {
+			items = append(items, ScanItem{Path: filepath.ToSlash(p[len(dir):]), Content: data})
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchScanItems(b, items)
+}
+
 func benchScanItems(b *testing.B, items []ScanItem) {
 	total := 0
 	for _, it := range items {
 		total += len(it.Content)
 	}
-	for _, mode := range []string{"fast", "stock"} {
+	for _, mode := range []string{"pruned", "fast", "stock"} {
 		b.Run(mode, func(b *testing.B) {
-			s := newDefaultScanner(b)
-			if mode == "stock" {
-				s.fast = nil
+			s, err := NewScanner(ScannerOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			switch mode {
+			case "pruned":
+				if s.prune == nil {
+					b.Skip("no rule pruning: built without the ctxpack_re2 tag")
+				}
+			case "fast":
+				s.prune = nil
+			case "stock":
+				s.fast, s.prune = nil, nil
 			}
 			b.SetBytes(int64(total))
 			b.ReportAllocs()

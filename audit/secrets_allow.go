@@ -2,11 +2,11 @@ package audit
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/regexp"
 )
 
 // gitleaks' default config allowlists paths globally: lockfiles

@@ -120,14 +120,33 @@ func newFastDetect(cfg config.Config, version string) *fastDetect {
 
 // detect returns gitleaks' findings for frag, or ok=false when the fragment
 // must go through the stock detector (it holds something to decode).
-func (f *fastDetect) detect(ctx context.Context, frag fragment) ([]report.Finding, bool) {
+//
+// With a pruner that applies to the fragment, the rules that cannot match
+// it are left out of the detector (rulePruner).
+func (f *fastDetect) detect(ctx context.Context, frag fragment, prune *rulePruner) ([]report.Finding, bool) {
 	text := frag.Raw
 	if mayDecode(text) {
 		return nil, false
 	}
-	out := f.base.DetectContext(ctx, frag)
-	if f.generic == nil {
-		return out, true
+	var keep map[string]bool
+	if prune.applies(text) {
+		keep, _ = prune.keep([]string{text})
+	}
+	return f.detectOnce(ctx, frag, prune, keep), true
+}
+
+// detectOnce is gitleaks' findings for frag without decoding passes; with
+// keep, only those rules run (prune's detectors).
+func (f *fastDetect) detectOnce(ctx context.Context, frag fragment, prune *rulePruner, keep map[string]bool) []report.Finding {
+	text := frag.Raw
+	base, generic := f.base, f.generic != nil
+	if keep != nil {
+		base = prune.detector(f.base.Config, keep, 0)
+		generic = generic && keep[genericRuleID]
+	}
+	out := base.DetectContext(ctx, frag)
+	if !generic {
+		return out
 	}
 	var gen []report.Finding
 	if strings.ContainsAny(text, foldRunes) {
@@ -146,7 +165,7 @@ func (f *fastDetect) detect(ctx context.Context, frag fragment) ([]report.Findin
 			gen = append(gen, f.generic.DetectContext(ctx, wf)...)
 		}
 	}
-	return append(out, yieldToSpecific(gen, out)...), true
+	return append(out, yieldToSpecific(gen, out)...)
 }
 
 // runsGeneric reports whether gitleaks' keyword prefilter selects the
@@ -571,9 +590,9 @@ func decodeBase64Like(enc string) string {
 }
 
 // detectOrSkip is detect on a possibly nil fastDetect.
-func (f *fastDetect) detectOrSkip(ctx context.Context, frag fragment) ([]report.Finding, bool) {
+func (f *fastDetect) detectOrSkip(ctx context.Context, frag fragment, prune *rulePruner) ([]report.Finding, bool) {
 	if f == nil {
 		return nil, false
 	}
-	return f.detect(ctx, frag)
+	return f.detect(ctx, frag, prune)
 }

@@ -268,7 +268,7 @@ func findingsKey(fs []report.Finding) []string {
 func sameFindings(t *testing.T, f *fastDetect, stock *detect.Detector, frag fragment) bool {
 	t.Helper()
 	want := findingsKey(stock.DetectContext(context.Background(), frag))
-	got, ok := f.detect(context.Background(), frag)
+	got, ok := f.detect(context.Background(), frag, nil)
 	if !ok {
 		return false
 	}

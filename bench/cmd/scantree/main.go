@@ -3,31 +3,35 @@
 // parallel and without the scan cache: the work `gitleaks dir` does, for a
 // side-by-side benchmark.
 //
-//	go run ./bench/cmd/scantree DIR
+//	go run ./bench/cmd/scantree [-cpuprofile FILE] DIR
 package main
 
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/source"
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: scantree DIR")
+	cpu := flag.String("cpuprofile", "", "write a CPU profile of the scan (not the reading) to FILE")
+	flag.Parse()
+	if flag.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: scantree [-cpuprofile FILE] DIR")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), os.Args[1]); err != nil {
+	if err := run(context.Background(), flag.Arg(0), *cpu); err != nil {
 		fmt.Fprintln(os.Stderr, "scantree:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string) error {
+func run(ctx context.Context, dir, cpuprofile string) error {
 	repo, err := source.Open(dir)
 	if err != nil {
 		return err
@@ -60,6 +64,17 @@ func run(ctx context.Context, dir string) error {
 		}
 		total += len(data)
 		items = append(items, audit.ScanItem{Path: f.Path, Content: data})
+	}
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	findings, err := scanner.ScanAll(ctx, items)
 	if err != nil {

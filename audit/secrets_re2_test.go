@@ -1,0 +1,357 @@
+package audit
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
+
+	"github.com/ctxpack/ctxpack/internal/leakcorpus"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/ctxpack/ctxpack/pack"
+)
+
+func TestRE2Comparable(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		want bool
+	}{
+		{`abc[0-9]{4}`, true},
+		{`(?i)key[a-z0-9_-]{10,}`, true}, // folds to ſ and K only
+		{`[^\s'"]+`, true},               // every non-ASCII rune
+		{`\S{8}|\W|.x`, true},
+		{`(?s).{3}\bx$`, true},
+		{`\p{L}+`, false}, // Unicode tables of two engines
+		{`é`, false},
+		{`[a-z\x{100}-\x{200}]`, false},
+		{`(?i)straße`, false},
+		{`(unclosed`, false},
+	} {
+		if got := re2Comparable(c.re); got != c.want {
+			t.Errorf("re2Comparable(%q) = %v, want %v", c.re, got, c.want)
+		}
+	}
+	// Every rule of gitleaks' default config with a pattern can be pruned.
+	cfg := mustDefaultConfig(t)
+	p := testPruner(t, cfg)
+	n := 0
+	for _, r := range cfg.Rules {
+		if r.Regex != nil {
+			n++
+		}
+	}
+	if len(p.prunable) != n {
+		t.Fatalf("%d of %d default rules with a pattern are prunable", len(p.prunable), n)
+	}
+	for i, re := range p.compiled() {
+		if re == nil {
+			t.Errorf("the engine does not compile %s", p.prunable[i].id)
+		}
+	}
+}
+
+// compileGo is Go's regexp as the pruner's engine: in builds without RE2
+// the tests run the pruner's logic with it.
+func compileGo(pattern string) (ruleMatcher, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return re, nil
+}
+
+// testPruner is a pruner of cfg that prunes every fragment, with RE2 in
+// builds with the ctxpack_re2 tag, else with Go's regexp (the pruning logic
+// is the same; secrets_re2_engine_test.go compares the engines).
+func testPruner(t testing.TB, cfg config.Config) *rulePruner {
+	t.Helper()
+	compile := compileRE2
+	if compile == nil {
+		compile = compileGo
+	}
+	p := newRulePrunerWith(cfg, compile)
+	if p == nil {
+		t.Fatal("no pruner for the config")
+	}
+	p.minBytes, p.minLarge = 0, 0
+	return p
+}
+
+// TestPrunerOnlyWithRE2: NewScanner prunes exactly in builds with RE2
+// (go-re2's start-up cost is paid only there).
+func TestPrunerOnlyWithRE2(t *testing.T) {
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (s.prune != nil) != (compileRE2 != nil) {
+		t.Errorf("pruner %v, RE2 linked in %v", s.prune != nil, compileRE2 != nil)
+	}
+}
+
+// engineTexts are texts for comparing the engines: this repository's and
+// gitleaks' files, the leak corpus, and generated assignments with fake
+// secrets of every kind, in ASCII and with non-ASCII runes (ſ, K, é, emoji).
+func engineTexts(t testing.TB) []textFile {
+	files := realFiles(t)
+	c := leakcorpus.Build(7)
+	for _, m := range []map[string]string{c.Base, c.Head, c.Interim, c.InterimExtra} {
+		for _, p := range slices.Sorted(func(yield func(string) bool) {
+			for p := range m {
+				if !yield(p) {
+					return
+				}
+			}
+		}) {
+			files = append(files, textFile{p, m[p]})
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 8))
+	fake := secrettest.Make(42)
+	g := secrettest.NewGen(9)
+	secrets := []string{fake.AWSKeyID, fake.AWSSecret, fake.GitHub, fake.Slack, fake.Stripe, fake.JWT, fake.APIKey, fake.DBPassword, fake.RSAKey, fake.OpenSSHKey}
+	keys := []string{"api_key", "token", "secret", "password", "auth", "ſecret", "\u212aEY", "clé", "access", "AKIA", "ghp_", "xoxb-", "sk_live_"}
+	odd := []string{"é", "ſ", "\u212a", "日本", "🔑", "\u00a0", "\r\n", "\t", "`", "\\u0041", "%41%42"}
+	n := 3000
+	if v, err := strconv.Atoi(os.Getenv("CTXPACK_RE2_ITERATIONS")); err == nil {
+		n = v
+	}
+	for i := 0; i < n/sample(10); i++ {
+		var b strings.Builder
+		for k := 1 + r.IntN(8); k > 0; k-- {
+			b.WriteString(keys[r.IntN(len(keys))])
+			b.WriteString([]string{"=", ": ", " = \"", ":='", " => "}[r.IntN(5)])
+			s := secrets[r.IntN(len(secrets))]
+			if r.IntN(3) == 0 {
+				s = g.Str(secrettest.Alnum+"+/=_-", 8+r.IntN(50))
+			}
+			if r.IntN(4) == 0 {
+				at := r.IntN(len(s) + 1)
+				s = s[:at] + odd[r.IntN(len(odd))] + s[at:]
+			}
+			if r.IntN(6) == 0 {
+				s = base64.StdEncoding.EncodeToString([]byte(s))
+			} else if r.IntN(8) == 0 {
+				s = url.QueryEscape(s)
+			}
+			b.WriteString(s)
+			b.WriteString([]string{"\n", "\"\n", " ", odd[r.IntN(len(odd))]}[r.IntN(4)])
+		}
+		files = append(files, textFile{fmt.Sprintf("gen/%d.env", i), b.String()})
+	}
+	return files
+}
+
+// prunedAndStock returns a scanner that prunes every fragment and one
+// with gitleaks' detector alone (no fast path, no pruning).
+func prunedAndStock(t testing.TB) (*Scanner, *Scanner) {
+	t.Helper()
+	pruned, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pruned.prune = testPruner(t, *pruned.cfg)
+	stock, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stock.fast, stock.prune = nil, nil
+	return pruned, stock
+}
+
+func sameScan(t *testing.T, pruned, stock *Scanner, path, text string) []pack.Finding {
+	t.Helper()
+	got, err := pruned.Scan(context.Background(), path, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := stock.Scan(context.Background(), path, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%s: pruned scan differs from gitleaks' detector\n got: %v\nwant: %v", path, got, want)
+	}
+	return want
+}
+
+// TestPrunedScanSameFindings compares whole scans (rule, lines, offsets,
+// fingerprints) of the pruning scanner with gitleaks' detector alone.
+func TestPrunedScanSameFindings(t *testing.T) {
+	pruned, stock := prunedAndStock(t)
+	texts := engineTexts(t)
+	found := 0
+	for i, f := range texts {
+		if i%(4*sample(4)) != 0 {
+			continue
+		}
+		if len(sameScan(t, pruned, stock, f.path, f.text)) > 0 {
+			found++
+		}
+	}
+	t.Logf("%d texts, %d with findings", len(texts), found)
+	if found < 25 {
+		t.Errorf("only %d texts with findings", found)
+	}
+}
+
+// TestPrunedScanDecodingPasses covers the decoding passes: a secret found
+// only after decoding (base64, hex, percent, twice), next to one found in
+// the raw text, in a fragment the pruner takes.
+func TestPrunedScanDecodingPasses(t *testing.T) {
+	pruned, stock := prunedAndStock(t)
+	fake := secrettest.Make(3)
+	b64 := base64.StdEncoding.EncodeToString
+	for _, text := range []string{
+		"export TOKEN=" + b64([]byte("github_token = "+fake.GitHub)) + "\n",
+		"a = \"" + b64([]byte(b64([]byte("aws_secret_access_key = "+fake.AWSSecret)))) + "\"\n",
+		"url = \"https://x.example/?q=" + url.QueryEscape("stripe: "+fake.Stripe) + "\"\nkey = " + fake.Slack + "\n",
+		"blob: " + fmt.Sprintf("%x", "api_key="+fake.APIKey) + "\n" + strings.Repeat("plain text line\n", 50),
+		"nothing: " + b64([]byte("hello, world, nothing here")) + "\n",
+		// A match in the decoded text away from the decoded value, and
+		// one touching it.
+		"api_key = \"" + fake.APIKey + "\"\nnote: " + b64([]byte("hello, world, nothing here")) + "\n",
+		"password=" + b64([]byte("x"+fake.DBPassword)) + "\n",
+		"auth_token: " + b64([]byte("Zz9"+fake.APIKey)) + "\n",
+	} {
+		sameScan(t, pruned, stock, "config.yaml", text)
+	}
+	fs, err := pruned.Scan(context.Background(), "x.env", []byte("export TOKEN="+b64([]byte("github_token = "+fake.GitHub))+"\n"))
+	if err != nil || len(fs) == 0 {
+		t.Fatalf("a base64-encoded token is not found (%v, %v)", fs, err)
+	}
+}
+
+// FuzzPrunedScan: the pruning scanner and gitleaks' detector alone find
+// the same on any text.
+func FuzzPrunedScan(f *testing.F) {
+	fake := secrettest.Make(11)
+	f.Add("api_key = " + fake.APIKey + "\n")
+	f.Add("token: " + base64.StdEncoding.EncodeToString([]byte("ghp "+fake.GitHub)) + "\n")
+	f.Add(fake.RSAKey + "\n\u212aey=" + fake.Stripe)
+	f.Add("%41%50%49_KEY=" + fake.Slack + "\xff")
+	pruned, stock := prunedAndStock(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		sameScan(t, pruned, stock, "fuzz.env", text)
+	})
+}
+
+// decodeTexts are texts full of what gitleaks' decoder looks for: base64
+// (standard and URL), hex, percent and unicode escapes, nested, touching
+// and overlapping each other, among ordinary text.
+func decodeTexts(n int) []string {
+	r := rand.New(rand.NewPCG(21, 34))
+	fake := secrettest.Make(8)
+	b64 := base64.StdEncoding.EncodeToString
+	pieces := []func() string{
+		func() string { return b64([]byte(randPrintable(r, 4+r.IntN(40)))) },
+		func() string { return base64.RawURLEncoding.EncodeToString([]byte(randPrintable(r, 4+r.IntN(40)))) },
+		func() string { return b64([]byte(b64([]byte("token=" + fake.GitHub)))) },
+		func() string { return fmt.Sprintf("%x", randPrintable(r, 16+r.IntN(20))) },
+		func() string { return url.QueryEscape(randPrintable(r, 3+r.IntN(20))) },
+		func() string { return "%" + randFrom(r, "0123456789abcdefABCDEF%", 2+r.IntN(3)) },
+		func() string { return randFrom(r, "0123456789abcdef", 1+r.IntN(70)) },
+		func() string { return randFrom(r, secrettest.Alnum+"+/-_", 1+r.IntN(40)) },
+		func() string { return strings.Repeat("=", r.IntN(4)) },
+		func() string { return randFrom(r, " \n\t\r=%:\"'.,;", 1+r.IntN(3)) },
+		func() string { return "U+" + randFrom(r, "0123456789ABCDEF", 4) + " " },
+		func() string { return `\u` + randFrom(r, "0123456789abcdef", 4) },
+		func() string { return "é日" },
+		func() string { return "key: " + fake.Stripe + "\n" },
+	}
+	var out []string
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		for k := 1 + r.IntN(10); k > 0; k-- {
+			b.WriteString(pieces[r.IntN(len(pieces))]())
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// TestDecodePassesMatchGitleaks compares the decoding passes found with RE2
+// with gitleaks' decoder's, text by text.
+func TestDecodePassesMatchGitleaks(t *testing.T) {
+	p := testPruner(t, mustDefaultConfig(t))
+	enc := p.encodings()
+	if enc == nil {
+		t.Fatal("the engine does not compile gitleaks' encodings pattern")
+	}
+	texts := decodeTexts(8000 / sample(10))
+	for i, f := range engineTexts(t) {
+		if i%sample(4) == 0 {
+			texts = append(texts, f.text)
+		}
+	}
+	decoded := 0
+	for _, text := range texts {
+		want := decodePasses(text, DecodeDepth)
+		got, ranges := decodePassesSegs(text, DecodeDepth, enc)
+		if !slices.Equal(got, want) {
+			t.Fatalf("decoding passes differ for %q\n got: %q\nwant: %q", text, got, want)
+		}
+		sameSegments(t, want, ranges)
+		if len(want) > 1 {
+			decoded++
+		}
+	}
+	t.Logf("%d texts, %d with something to decode", len(texts), decoded)
+	if decoded < len(texts)/4 {
+		t.Errorf("only %d texts decode", decoded)
+	}
+}
+
+// sameSegments checks the decoded values' ranges of each pass against
+// gitleaks' segments: a position touches one of ours exactly when it
+// touches one of gitleaks' (codec.SegmentsWithDecodedOverlap), the test
+// gitleaks applies to each match.
+func sameSegments(t *testing.T, passes []string, ranges [][][2]int) {
+	t.Helper()
+	var segs []*codec.EncodedSegment
+	dec := codec.NewDecoder()
+	for p := 1; p < len(passes); p++ {
+		_, segs = dec.Decode(passes[p-1], segs)
+		if ranges[p] == nil {
+			continue // gitleaks' decoder made this pass
+		}
+		for i := 0; i <= len(passes[p]); i++ {
+			want := len(codec.SegmentsWithDecodedOverlap(segs, i, i)) > 0
+			if got := touchesAny(ranges[p], i, i); got != want {
+				t.Fatalf("pass %d of %q: position %d touches a decoded value: got %v, gitleaks %v (ranges %v)", p, passes[0], i, got, want, ranges[p])
+			}
+		}
+	}
+}
+
+// FuzzDecodePasses: RE2's decoding passes are gitleaks' on any text.
+func FuzzDecodePasses(f *testing.F) {
+	for _, s := range decodeTexts(8) {
+		f.Add(s)
+	}
+	enc := testPruner(f, mustDefaultConfig(f)).encodings()
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		want := decodePasses(text, DecodeDepth)
+		got, ranges := decodePassesSegs(text, DecodeDepth, enc)
+		if !slices.Equal(got, want) {
+			t.Fatalf("decoding passes differ\n got: %q\nwant: %q", got, want)
+		}
+		sameSegments(t, want, ranges)
+	})
+}
