@@ -102,6 +102,8 @@ var ruleText = map[string]string{
 	audit.CodeHistoryBlobSkipped: "A blob over the size limit was not read by the per-commit secret scan",
 	audit.CodeRecordMismatch:     "The transparency record is not this pack's record",
 	audit.CodeOriginalPublished:  "The pack publishes the blob id or size of a file holding a secret",
+	audit.CodeContentUnavailable: "A changed file's content could not be read (a partial clone's unreachable promisor)",
+	CodeChangeListUnavailable:    "The changed files could not be listed (shallow checkout, no API): the head tree was packed without a change list",
 	audit.CodeInternal:           "A check could not run",
 }
 
