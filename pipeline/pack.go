@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
@@ -348,11 +350,7 @@ func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, cfg *Con
 func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
 	opts := audit.ScannerOptions{RepoRoot: repo.Root, Files: cfg.Gitleaks}
 	if o := cfg.Origin; o != nil && o.From == policy.ConfigFromBase {
-		allowed, err := baseAllowLines(ctx, repo, o.Commit)
-		if err != nil {
-			return nil, err
-		}
-		opts.InlineAllow = func(path, line string) bool { return allowed[path][line] }
+		opts.InlineAllow = baseAllowLines(ctx, repo, o.Commit)
 	}
 	if cfg.Gitleaks == nil && cfg.Policy.Secrets.Config != "" {
 		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(cfg.Policy.Secrets.Config))
@@ -367,27 +365,37 @@ func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Sca
 	return s, nil
 }
 
-// baseAllowLines lists the lines of commit's tree that carry gitleaks:allow,
-// by path, as audit.AllowLine spells them. A base that is not in the
-// repository (a shallow checkout packed from the API's patches) has none:
-// no comment is honoured, the strict way.
-func baseAllowLines(ctx context.Context, repo *source.Repo, commit string) (map[string]map[string]bool, error) {
-	if !repo.HasCommit(commit) {
-		return nil, nil
-	}
-	lines, err := repo.LinesWith(ctx, commit, audit.AllowSignature)
-	if err != nil {
-		return nil, fmt.Errorf("find the base's %s comments: %w", audit.AllowSignature, err)
-	}
-	out := make(map[string]map[string]bool, len(lines))
-	for p, ls := range lines {
-		set := make(map[string]bool, len(ls))
-		for _, l := range ls {
-			set[audit.AllowLine(l)] = true
+// baseAllowLines says whether a line of a file carries gitleaks:allow in
+// commit's version of that file. A file's base version is read the first
+// time the scan asks about it (only files with the comment are asked
+// about), never the whole tree: in a partial clone that would fetch every
+// blob. A file that cannot be read there (absent, not a regular file, over
+// 16 MiB, a base not in a shallow checkout) has no such line: no comment
+// is honoured, the strict way.
+func baseAllowLines(ctx context.Context, repo *source.Repo, commit string) func(path, line string) bool {
+	const maxBaseFile = 16 << 20
+	var mu sync.Mutex
+	lines := map[string]map[string]bool{}
+	present := repo.HasCommit(commit)
+	return func(path, line string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		set, ok := lines[path]
+		if !ok {
+			set = map[string]bool{}
+			if present && source.TreePath(path) {
+				if b, err := repo.FileAt(ctx, commit, path, maxBaseFile); err == nil {
+					for l := range strings.SplitSeq(string(b.Data), "\n") {
+						if strings.Contains(l, audit.AllowSignature) {
+							set[audit.AllowLine(l)] = true
+						}
+					}
+				}
+			}
+			lines[path] = set
 		}
-		out[p] = set
+		return set[line]
 	}
-	return out, nil
 }
 
 // historyBlobLimit is the largest blob the per-commit secret scan reads:
