@@ -199,8 +199,13 @@ func (p *rulePruner) keep(texts []string) (map[string]bool, bool) {
 			}
 		}
 	}
-	// A kept rule's required rules are kept with it (gitleaks looks them
-	// up by id; without them it would drop the primary finding).
+	p.keepRequired(keep)
+	return keep, true
+}
+
+// keepRequired adds to keep the rules its rules require, transitively:
+// gitleaks looks them up by id and without them drops the primary finding.
+func (p *rulePruner) keepRequired(keep map[string]bool) {
 	for changed := true; changed; {
 		changed = false
 		for id := range keep {
@@ -212,7 +217,6 @@ func (p *rulePruner) keep(texts []string) (map[string]bool, bool) {
 			}
 		}
 	}
-	return keep, true
 }
 
 // keepDecoded is keep for the decoded texts of a fragment (passes from
@@ -248,18 +252,7 @@ func (p *rulePruner) keepDecoded(texts []string, segs [][][2]int) (map[string]bo
 			}
 		}
 	}
-	// A kept rule's required rules are kept with it (keep did so per text).
-	for changed := true; changed; {
-		changed = false
-		for id := range keep {
-			for _, req := range p.cfg.Rules[id].RequiredRules {
-				if _, ok := p.cfg.Rules[req.RuleID]; ok && !keep[req.RuleID] {
-					keep[req.RuleID] = true
-					changed = true
-				}
-			}
-		}
-	}
+	p.keepRequired(keep)
 	return keep, true
 }
 

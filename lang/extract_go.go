@@ -791,22 +791,14 @@ func goCobra(file *ast.File, f *Facts) {
 			return true
 		}
 		var use, short string
-		for _, el := range lit.Elts {
-			kv, ok := el.(*ast.KeyValueExpr)
-			if !ok {
-				continue
-			}
-			k, ok := kv.Key.(*ast.Ident)
-			if !ok {
-				continue
-			}
-			switch k.Name {
+		eachField(lit, func(key string, v ast.Expr) {
+			switch key {
 			case "Use":
-				use, _ = goString(kv.Value)
+				use, _ = goString(v)
 			case "Short":
-				short, _ = goString(kv.Value)
+				short, _ = goString(v)
 			}
-		}
+		})
 		name, _, _ := strings.Cut(strings.TrimSpace(use), " ")
 		if name == "" {
 			return true
@@ -838,6 +830,18 @@ func goSpecSymbols(d *ast.GenDecl, s ast.Spec, kind string, f *Facts, line func(
 		for _, n := range s.Names {
 			if n.Name != "_" {
 				f.Symbols = append(f.Symbols, Symbol{Name: n.Name, Kind: kind, Line: line(start), EndLine: line(end)})
+			}
+		}
+	}
+}
+
+// eachField calls f with the field name and value of each `Name: value`
+// element of a composite literal.
+func eachField(lit *ast.CompositeLit, f func(key string, v ast.Expr)) {
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if k, ok := kv.Key.(*ast.Ident); ok {
+				f(k.Name, kv.Value)
 			}
 		}
 	}

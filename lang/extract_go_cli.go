@@ -148,26 +148,18 @@ func goUrfave(file *ast.File, f *Facts, pkg string) {
 		handled[lit] = true
 		var name, usage string
 		var subs []*ast.CompositeLit
-		for _, el := range lit.Elts {
-			kv, ok := el.(*ast.KeyValueExpr)
-			if !ok {
-				continue
-			}
-			k, ok := kv.Key.(*ast.Ident)
-			if !ok {
-				continue
-			}
-			switch k.Name {
+		eachField(lit, func(key string, v ast.Expr) {
+			switch key {
 			case "Name":
-				name, _ = goString(kv.Value)
+				name, _ = goString(v)
 			case "Usage":
-				usage, _ = goString(kv.Value)
+				usage, _ = goString(v)
 			case "Subcommands", "Commands":
-				if arr, ok := kv.Value.(*ast.CompositeLit); ok {
+				if arr, ok := v.(*ast.CompositeLit); ok {
 					subs = append(subs, elems(arr)...)
 				}
 			}
-		}
+		})
 		full := parent
 		if name = strings.TrimSpace(name); name != "" {
 			full = strings.TrimSpace(parent + " " + name)

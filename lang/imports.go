@@ -59,13 +59,7 @@ func NewResolver(paths []string, goMod func(p string) string) *Resolver {
 	for d := range r.dirs {
 		sort.Strings(r.dirs[d])
 	}
-	sort.Slice(r.goMods, func(i, j int) bool {
-		if len(r.goMods[i].path) != len(r.goMods[j].path) {
-			return len(r.goMods[i].path) > len(r.goMods[j].path)
-		}
-		return r.goMods[i].dir < r.goMods[j].dir
-	})
-	sort.Slice(r.cargo, func(i, j int) bool { return len(r.cargo[i]) > len(r.cargo[j]) })
+	r.sortModules()
 	return r
 }
 
@@ -477,6 +471,13 @@ func NewLazyResolver(known []string, list func(dir string) []string, goMod func(
 			}
 		}
 	}
+	r.sortModules()
+	return r
+}
+
+// sortModules orders the modules longest path first, so that the first
+// module whose path prefixes an import is the most specific one.
+func (r *Resolver) sortModules() {
 	sort.Slice(r.goMods, func(i, j int) bool {
 		if len(r.goMods[i].path) != len(r.goMods[j].path) {
 			return len(r.goMods[i].path) > len(r.goMods[j].path)
@@ -484,7 +485,6 @@ func NewLazyResolver(known []string, list func(dir string) []string, goMod func(
 		return r.goMods[i].dir < r.goMods[j].dir
 	})
 	sort.Slice(r.cargo, func(i, j int) bool { return len(r.cargo[i]) > len(r.cargo[j]) })
-	return r
 }
 
 func (r *Resolver) hasModule(dir string) bool {
