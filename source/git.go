@@ -232,6 +232,25 @@ func (r *Repo) commitPatches(ctx context.Context, commits []*Commit) ([]pack.Com
 // treeFiles lists every file of head's tree, recursively, with lazy readers.
 func (r *Repo) treeFiles(ctx context.Context, head *Commit) ([]pack.File, error) {
 	var files []pack.File
+	err := r.walkTree(ctx, head.Tree, head.ID.Short(), func(p string, e treeEntry) error {
+		f, err := r.treeFile(ctx, p, e, head.ID)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortFiles(files)
+	return files, nil
+}
+
+// walkTree calls visit with the path (raw, slash-separated) and entry of
+// every non-directory entry below the tree root, recursively; of names
+// the tree's commit in errors.
+func (r *Repo) walkTree(ctx context.Context, root ObjectID, of string, visit func(p string, e treeEntry) error) error {
 	var walk func(dir string, id ObjectID) error
 	walk = func(dir string, id ObjectID) error {
 		if err := ctx.Err(); err != nil {
@@ -239,29 +258,22 @@ func (r *Repo) treeFiles(ctx context.Context, head *Commit) ([]pack.File, error)
 		}
 		entries, err := r.b.tree(ctx, id)
 		if err != nil {
-			return fmt.Errorf("read tree %s (%s/) of %s: %w", id, safePath(dir), head.ID.Short(), err)
+			return fmt.Errorf("read tree %s (%s/) of %s: %w", id, safePath(dir), of, err)
 		}
 		for _, e := range entries {
 			p := path.Join(dir, e.Name)
 			if e.Mode == filemode.Dir {
-				if err := walk(p, e.ID); err != nil {
-					return err
-				}
-				continue
+				err = walk(p, e.ID)
+			} else {
+				err = visit(p, e)
 			}
-			f, err := r.treeFile(ctx, p, e, head.ID)
 			if err != nil {
 				return err
 			}
-			files = append(files, f)
 		}
 		return nil
 	}
-	if err := walk("", head.Tree); err != nil {
-		return nil, err
-	}
-	sortFiles(files)
-	return files, nil
+	return walk("", root)
 }
 
 // treeFile is the snapshot entry of a tree entry at commit at.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -206,25 +205,11 @@ func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
 func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, current map[string]*side) ([]pack.Change, error) {
 	head := map[string]*side{}
 	if headTree != "" {
-		var walk func(dir string, id ObjectID) error
-		walk = func(dir string, id ObjectID) error {
-			entries, err := r.b.tree(ctx, id)
-			if err != nil {
-				return fmt.Errorf("read tree %s (%s/) of HEAD: %w", id, safePath(dir), err)
-			}
-			for _, e := range entries {
-				p := path.Join(dir, e.Name)
-				if e.Mode == filemode.Dir {
-					if err := walk(p, e.ID); err != nil {
-						return err
-					}
-					continue
-				}
-				head[safePath(p)] = &side{path: safePath(p), disk: p, mode: e.Mode, id: e.ID}
-			}
+		err := r.walkTree(ctx, headTree, "HEAD", func(p string, e treeEntry) error {
+			head[safePath(p)] = &side{path: safePath(p), disk: p, mode: e.Mode, id: e.ID}
 			return nil
-		}
-		if err := walk("", headTree); err != nil {
+		})
+		if err != nil {
 			return nil, err
 		}
 	}
