@@ -54,15 +54,7 @@ func TestChangePackScansWhatItMaySend(t *testing.T) {
 	g.Commit("store: refuse x")
 
 	ctx := context.Background()
-	repo, err := source.Open(g.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := lastCommitSnapshot(t, g.Dir)
 	sc := &recordingScanner{scanned: map[string]int{}}
 	res, err := pack.Build(ctx, snap, pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"})
 	if err != nil {
@@ -173,15 +165,7 @@ func TestChangePackManifestOfExcludedFile(t *testing.T) {
 			g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
 			g.Commit("store: refuse x")
 			ctx := context.Background()
-			repo, err := source.Open(g.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer repo.Close()
-			snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := lastCommitSnapshot(t, g.Dir)
 			pol := policy.Default()
 			pol.Secrets.Action = tc.action
 			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: &recordingScanner{scanned: map[string]int{}}, ToolVersion: "0.0.0-test"})
@@ -219,15 +203,7 @@ func TestChangePackDiffOfExcludedFile(t *testing.T) {
 			g.Write("store/check.go", head+"\n// validKey reports whether k may be stored.\nfunc validKey(k string) bool {\n\treturn k != \"\" && k != \"x\"\n}\n")
 			g.Commit("store: refuse x")
 			ctx := context.Background()
-			repo, err := source.Open(g.Dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer repo.Close()
-			snap, err := repo.Range(ctx, "HEAD~1", "HEAD", policy.ScopeChange)
-			if err != nil {
-				t.Fatal(err)
-			}
+			snap := lastCommitSnapshot(t, g.Dir)
 			pol := policy.Default()
 			pol.Secrets.Action = tc.action
 			res, err := pack.Build(ctx, snap, pack.Options{Policy: pol, Scanner: &recordingScanner{scanned: map[string]int{}}, ToolVersion: "0.0.0-test"})
@@ -246,4 +222,19 @@ func TestChangePackDiffOfExcludedFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lastCommitSnapshot is the change-scope snapshot of HEAD~1..HEAD in dir.
+func lastCommitSnapshot(t *testing.T, dir string) *pack.Snapshot {
+	t.Helper()
+	repo, err := source.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { repo.Close() })
+	snap, err := repo.Range(context.Background(), "HEAD~1", "HEAD", policy.ScopeChange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
