@@ -104,11 +104,15 @@ func TestAuditChecksMaxTokensOfEveryPack(t *testing.T) {
 // included, at every limit near its size: the audit counts those bytes.
 func TestChangePackFitsItsLimitAsWritten(t *testing.T) {
 	g := manyHunkRepo(t)
+	step := 5
+	if raceEnabled {
+		step = 15
+	}
 	for _, c := range []struct {
 		typ      string
 		from, to int
 	}{{"full", 3600, 3700}, {"summary", 1400, 1500}} {
-		for limit := c.from; limit <= c.to; limit += 5 {
+		for limit := c.from; limit <= c.to; limit += step {
 			checkFitsAsWritten(t, g, c.typ, limit)
 		}
 	}
