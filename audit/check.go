@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
@@ -109,7 +108,7 @@ func (a *auditor) integrity() {
 			Message: fmt.Sprintf("pack_id %s does not match the content digest (expected %s)", p.PackID, want),
 			Details: map[string]any{"pack_id": p.PackID, "expected": want}})
 	}
-	if n := utf8.RuneCount(a.data); n != p.Budget.UsedChars {
+	if n := pack.RuneCount(a.data); n != p.Budget.UsedChars {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
 			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
@@ -300,7 +299,7 @@ func (a *auditor) sizes() {
 		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(withContent), l.MaxFiles),
 			map[string]any{"files": len(withContent), "limit": l.MaxFiles})
 	}
-	chars := utf8.RuneCount(a.data)
+	chars := pack.RuneCount(a.data)
 	if limit := a.in.Policy.TierLimit(); limit > 0 && chars > limit {
 		over(CodeOverTier, fmt.Sprintf("the pack is %d characters, over tier %s's %d", chars, a.in.Policy.Pack.Tier, limit),
 			map[string]any{"chars": chars, "limit": limit, "tier": a.in.Policy.Pack.Tier})
@@ -308,7 +307,7 @@ func (a *auditor) sizes() {
 	var tokens int
 	countTokens := func() bool {
 		if tokens == 0 {
-			n, err := pack.CountTokens(string(a.data))
+			n, err := pack.CountTokensOf(a.data)
 			if err != nil {
 				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
 				return false
