@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
@@ -31,19 +30,32 @@ type Input struct {
 // re-derived from the bytes. Every failed check is reported. An error is
 // returned only for a missing input; problems with the pack are in the verdict.
 func Pack(ctx context.Context, data []byte, in Input) (*Verdict, error) {
+	v, _, err := PackDecoded(ctx, data, in)
+	return v, err
+}
+
+// PackDecoded is Pack that also returns the pack its checks read, decoded
+// from data (nil when data is not a JSON pack document), for a caller that
+// keeps a pack after the audit: it can keep this one instead of a second
+// copy of a large pack's contents.
+func PackDecoded(ctx context.Context, data []byte, in Input) (*Verdict, *pack.Pack, error) {
 	if in.Policy == nil || in.Scanner == nil {
-		return nil, fmt.Errorf("audit: a policy and a secret scanner are required")
+		return nil, nil, fmt.Errorf("audit: a policy and a secret scanner are required")
 	}
 	v := NewVerdict()
+	// The schema's generic document and the typed pack each hold a copy of
+	// every string of the pack: the first is let go before the second is
+	// decoded, so a large pack's contents are never held twice here.
+	schemaErr := schema.ValidatePack(data)
 	var p pack.Pack
 	if err := json.Unmarshal(data, &p); err != nil {
 		// One failure: the schema check of bytes that are not a JSON
 		// document says the same thing again.
 		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack is not a JSON pack document: " + err.Error()})
-		return v, nil
+		return v, nil, nil
 	}
-	if err := schema.ValidatePack(data); err != nil {
-		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + err.Error()})
+	if schemaErr != nil {
+		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + schemaErr.Error()})
 	}
 	a := &auditor{in: in, v: v, p: &p, data: data}
 	a.integrity()
@@ -56,7 +68,7 @@ func Pack(ctx context.Context, data []byte, in Input) (*Verdict, error) {
 		a.repository(ctx)
 	}
 	v.Sort()
-	return v, nil
+	return v, &p, nil
 }
 
 type auditor struct {
@@ -96,7 +108,7 @@ func (a *auditor) integrity() {
 			Message: fmt.Sprintf("pack_id %s does not match the content digest (expected %s)", p.PackID, want),
 			Details: map[string]any{"pack_id": p.PackID, "expected": want}})
 	}
-	if n := utf8.RuneCount(a.data); n != p.Budget.UsedChars {
+	if n := pack.RuneCount(a.data); n != p.Budget.UsedChars {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
 			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
@@ -287,7 +299,7 @@ func (a *auditor) sizes() {
 		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(withContent), l.MaxFiles),
 			map[string]any{"files": len(withContent), "limit": l.MaxFiles})
 	}
-	chars := utf8.RuneCount(a.data)
+	chars := pack.RuneCount(a.data)
 	if limit := a.in.Policy.TierLimit(); limit > 0 && chars > limit {
 		over(CodeOverTier, fmt.Sprintf("the pack is %d characters, over tier %s's %d", chars, a.in.Policy.Pack.Tier, limit),
 			map[string]any{"chars": chars, "limit": limit, "tier": a.in.Policy.Pack.Tier})
@@ -295,7 +307,7 @@ func (a *auditor) sizes() {
 	var tokens int
 	countTokens := func() bool {
 		if tokens == 0 {
-			n, err := pack.CountTokens(string(a.data))
+			n, err := pack.CountTokensOf(a.data)
 			if err != nil {
 				a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "count tokens: " + err.Error()})
 				return false
@@ -377,9 +389,19 @@ func (a *auditor) repository(ctx context.Context) {
 			}
 		}
 	}
-	data := map[string][]byte{} // each file read once
+	// Each file is read once, and let go after its last item: a full
+	// pack's files are not all held at once.
+	uses := map[string]int{}
+	for _, it := range items(a.p) {
+		uses[it.Path]++
+	}
+	data := map[string][]byte{}
 	read := func(path string, f *pack.File) ([]byte, bool) {
+		uses[path]--
 		if d, ok := data[path]; ok {
+			if uses[path] == 0 {
+				delete(data, path)
+			}
 			return d, true
 		}
 		if f.Read == nil {
@@ -393,7 +415,9 @@ func (a *auditor) repository(ctx context.Context) {
 			a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: fmt.Sprintf("read %s: %v", path, err)})
 			return nil, false
 		}
-		data[path] = d
+		if uses[path] > 0 {
+			data[path] = d
+		}
 		return d, true
 	}
 	for _, it := range items(a.p) {

@@ -129,7 +129,7 @@ func (a *allocation) run(ctx context.Context) error {
 		}
 		// The bytes as written (pack id, counts and all), which is what
 		// the audit counts: the estimate leaves those out.
-		tokens, err := CountTokens(string(data))
+		tokens, err := CountTokensOf(data)
 		if err != nil {
 			return err
 		}
@@ -215,7 +215,7 @@ func (a *allocation) refill(tokens, chars int) error {
 	if err != nil {
 		return err
 	}
-	n, err := CountTokens(string(data))
+	n, err := CountTokensOf(data)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // changes bounds, scans and redacts the diffs of the changed files, and
@@ -454,9 +455,9 @@ func (b *builder) fullLimits() fullLimits {
 // measure counts the characters of the serialized pack and, under a token
 // limit, its tokens (as the audit counts them).
 func (l fullLimits) measure(data []byte) (chars, tokens int, err error) {
-	chars = utf8.RuneCount(data)
+	chars = RuneCount(data)
 	if l.tokens > 0 {
-		tokens, err = CountTokens(string(data))
+		tokens, err = CountTokensOf(data)
 	}
 	return chars, tokens, err
 }
@@ -654,10 +655,24 @@ func Finalize(p *Pack) ([]byte, error) {
 		return nil, err
 	}
 	data := buf.Bytes()
-	if utf8.RuneCount(data) != n {
+	if RuneCount(data) != n {
 		return nil, fmt.Errorf("serialize: used_chars did not settle")
 	}
 	return data, nil
+}
+
+// RuneCount is utf8.RuneCount(p), the same count (an invalid byte counts as
+// one), without a copy of p: utf8.RuneCount converts the bytes from the
+// first non-ASCII one on to a string, a second copy of a pack of tens of
+// MB.
+func RuneCount(p []byte) int {
+	return utf8.RuneCountInString(unsafe.String(unsafe.SliceData(p), len(p)))
+}
+
+// CountTokensOf is CountTokens of the text p holds, without a copy of p
+// (a serialized pack); p must not change during the call.
+func CountTokensOf(p []byte) (int, error) {
+	return CountTokens(unsafe.String(unsafe.SliceData(p), len(p)))
 }
 
 // runeCounter counts the UTF-8 characters written to it (the encoder writes

@@ -8,7 +8,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/lang"
 	"github.com/ctxpack/ctxpack/policy"
@@ -842,12 +841,12 @@ func (b *builder) prepare(ctx context.Context, u *unit) error {
 		if err != nil {
 			return err
 		}
-		n, err := CountTokens(string(data))
+		n, err := CountTokensOf(data)
 		if err != nil {
 			return err
 		}
 		u.tokens += n + 1
-		u.chars += utf8.RuneCount(data) + 1
+		u.chars += RuneCount(data) + 1
 	}
 	return nil
 }
@@ -859,8 +858,8 @@ func jsonCost(s string) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	n, err := CountTokens(string(data))
-	return n, utf8.RuneCount(data), err
+	n, err := CountTokensOf(data)
+	return n, RuneCount(data), err
 }
 
 // regionItem is the content item of a region unit.

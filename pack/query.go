@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/lang"
 	"github.com/ctxpack/ctxpack/policy"
@@ -180,7 +179,7 @@ func Query(ctx context.Context, snap *Snapshot, opts Options, q QueryOptions) (*
 		if err != nil {
 			return nil, nil, err
 		}
-		n := utf8.RuneCount(data) // the item, its comma and the final newline's share
+		n := RuneCount(data) // the item, its comma and the final newline's share
 		if used+n+1 > q.MaxChars {
 			out.Budget.DroppedItems++
 			continue
@@ -212,7 +211,7 @@ func queryChars(p *QueryPack) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return utf8.RuneCount(data), nil
+	return RuneCount(data), nil
 }
 
 // scanText redacts the secrets of a text that leaves as it is.

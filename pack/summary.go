@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/ctxpack/ctxpack/policy"
 )
@@ -547,7 +546,7 @@ func measure(p *Pack) (int, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return len(data), utf8.RuneCount(data), nil
+	return len(data), RuneCount(data), nil
 }
 
 // measured is the serialization measure sizes.
@@ -570,13 +569,13 @@ func (sb *summaryBuilder) fits(p *Pack) (ok bool, n, chars, tokens int, err erro
 	if err != nil {
 		return false, 0, 0, 0, err
 	}
-	n, chars = len(data), utf8.RuneCount(data)
+	n, chars = len(data), RuneCount(data)
 	ok = int64(n) <= sb.b.pol.Limits.MaxContentBytes
 	if t := sb.b.pol.TierLimit(); t > 0 && chars > t {
 		ok = false
 	}
 	if t := sb.b.pol.Limits.MaxTokens; t > 0 && ok {
-		if tokens, err = CountTokens(string(data)); err != nil {
+		if tokens, err = CountTokensOf(data); err != nil {
 			return false, 0, 0, 0, err
 		}
 		tokens += idTokenSlack
@@ -615,9 +614,9 @@ func (sb *summaryBuilder) newSizeModel() (*sizeModel, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, c := len(data)-2, utf8.RuneCount(data)-2 // the newline, plus a comma, minus quotes for a diff
+		n, c := len(data)-2, RuneCount(data)-2 // the newline, plus a comma, minus quotes for a diff
 		if u.kind == unitDiff {
-			n, c = len(data)-3, utf8.RuneCount(data)-3
+			n, c = len(data)-3, RuneCount(data)-3
 		}
 		m.bytes[i+1], m.chars[i+1] = m.bytes[i]+n, m.chars[i]+c
 	}

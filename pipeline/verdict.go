@@ -65,7 +65,13 @@ func short(sha string) string {
 // bytes, plus what only the build knows (secrets handled by policy, secrets in
 // the history of the range).
 func Judge(ctx context.Context, out *Outcome, history []HistoryFinding, historyErr error) (*audit.Verdict, error) {
-	v, err := audit.Pack(ctx, out.Result.JSON, audit.Input{
+	// The builder's pack is let go before the audit decodes the bytes, and
+	// the pack the audit decoded (and found to serialize to exactly those
+	// bytes) takes its place for what follows: a large pack's contents are
+	// held once, not twice, and the record, renderings and reports describe
+	// the pack as written.
+	out.Result.Pack = nil
+	v, decoded, err := audit.PackDecoded(ctx, out.Result.JSON, audit.Input{
 		Policy:    out.Policy,
 		Scanner:   out.Scanner,
 		Sensitive: audit.SensitiveFile,
@@ -74,6 +80,10 @@ func Judge(ctx context.Context, out *Outcome, history []HistoryFinding, historyE
 	if err != nil {
 		return nil, err
 	}
+	if decoded == nil {
+		return nil, fmt.Errorf("audit: the pack just built is not a JSON pack document: %s", v.Failed[0].Message)
+	}
+	out.Result.Pack = decoded
 	pol := out.Policy
 	introduced := map[string]bool{}
 	for _, f := range history {
