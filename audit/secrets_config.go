@@ -66,53 +66,71 @@ func loadGitleaksConfig(path, baseDir string) (config.Config, error) {
 // (dropDefaultPaths): ctxpack scans what leaves, and a lockfile, go.mod or
 // a vendored jquery.js leaves like any file.
 func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (config.Config, error) {
-	def, err := gitleaksDefaults()
+	if data == nil {
+		cfg, err := gitleaksDefaults()
+		if err != nil {
+			return config.Config{}, err
+		}
+		return cloneConfig(cfg), nil
+	}
+	paths, err := defaultAllowPaths()
 	if err != nil {
 		return config.Config{}, err
-	}
-	if data == nil {
-		return cloneConfig(def.cfg), nil
 	}
 	cfg, err := translateGitleaksData(name, data, readRelative)
 	if err != nil {
 		return config.Config{}, err
 	}
-	return dropDefaultPaths(cfg, def.paths)
+	return dropDefaultPaths(cfg, paths)
 }
 
-// defaultGitleaks is gitleaks' default config as ctxpack uses it.
-type defaultGitleaks struct {
-	paths map[string]bool // the path regexes of its allowlists, global and per rule
-	cfg   config.Config   // translated, those paths dropped (dropDefaultPaths)
-}
-
-// gitleaksDefaults translates gitleaks' default config once per process:
-// it is a constant, and translating it (222 rules, the stop-word tries of
-// their allowlists) is most of a small change's start-up. Callers get
-// copies (cloneConfig).
-var gitleaksDefaults = sync.OnceValues(func() (*defaultGitleaks, error) {
-	raw, err := translateGitleaksData("", nil, nil)
-	if err != nil {
-		return nil, err
+// defaultAllowPaths is the set of path regexes of the allowlists of
+// gitleaks' default config, global and per rule, as written in it: a
+// compiled regexp's String is its source, so the set is read from the
+// decoded toml, and a repository's own config needs no translation of the
+// default rules for it (TestDefaultAllowPathsFromToml).
+var defaultAllowPaths = sync.OnceValues(func() (map[string]bool, error) {
+	var vc config.ViperConfig
+	if err := toml.Unmarshal([]byte(config.DefaultConfig), &vc); err != nil {
+		return nil, fmt.Errorf("gitleaks default config: %w", err)
 	}
 	paths := map[string]bool{}
-	add := func(as []*config.Allowlist) {
-		for _, a := range as {
-			for _, p := range a.Paths {
-				paths[p.String()] = true
-			}
+	add := func(ps []string) {
+		for _, p := range ps {
+			paths[p] = true
 		}
 	}
-	add(raw.Allowlists)
-	for _, r := range raw.Rules {
-		add(r.Allowlists)
+	if vc.AllowList != nil {
+		add(vc.AllowList.Paths)
 	}
-	// raw is not used again: dropping its paths may write to its maps.
-	cfg, err := dropDefaultPaths(raw, paths)
+	for _, a := range vc.Allowlists {
+		add(a.Paths)
+	}
+	for _, r := range vc.Rules {
+		if r.AllowList != nil {
+			add(r.AllowList.Paths)
+		}
+		for _, a := range r.Allowlists {
+			add(a.Paths)
+		}
+	}
+	return paths, nil
+})
+
+// gitleaksDefaults translates gitleaks' default config once per process,
+// its default path conditions dropped: it is a constant, and translating it
+// (222 rules, the stop-word tries of their allowlists) is most of a small
+// change's start-up. Callers get copies (cloneConfig).
+var gitleaksDefaults = sync.OnceValues(func() (config.Config, error) {
+	paths, err := defaultAllowPaths()
 	if err != nil {
-		return nil, err
+		return config.Config{}, err
 	}
-	return &defaultGitleaks{paths: paths, cfg: cfg}, nil
+	cfg, err := translateGitleaksData("", nil, nil)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return dropDefaultPaths(cfg, paths)
 })
 
 // cloneConfig copies what a Scanner's construction may write to (the rule

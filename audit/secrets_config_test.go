@@ -61,11 +61,11 @@ func TestDefaultConfigLoadedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def, err := gitleaksDefaults()
+	paths, err := defaultAllowPaths()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := dropDefaultPaths(raw, def.paths)
+	ref, err := dropDefaultPaths(raw, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +90,37 @@ func TestDefaultConfigLoadedOnce(t *testing.T) {
 	}
 }
 
+// TestDefaultAllowPathsFromToml: the path conditions read from the default
+// config's toml are those of its translation, global and per rule.
+func TestDefaultAllowPathsFromToml(t *testing.T) {
+	raw, err := translateGitleaksData("", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	add := func(as []*config.Allowlist) {
+		for _, a := range as {
+			for _, p := range a.Paths {
+				want[p.String()] = true
+			}
+		}
+	}
+	add(raw.Allowlists)
+	for _, r := range raw.Rules {
+		add(r.Allowlists)
+	}
+	got, err := defaultAllowPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 10 {
+		t.Fatalf("the default config's translation has %d path conditions: not gitleaks' default config", len(want))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("path conditions from the toml %v, from the translation %v", got, want)
+	}
+}
+
 // BenchmarkTranslateDefaultConfig is what one process pays, once, for
 // gitleaks' default rules (decoding and translating them, then dropping the
 // default path conditions).
@@ -100,11 +131,11 @@ func BenchmarkTranslateDefaultConfig(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		def, err := gitleaksDefaults()
+		paths, err := defaultAllowPaths()
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := dropDefaultPaths(raw, def.paths); err != nil {
+		if _, err := dropDefaultPaths(raw, paths); err != nil {
 			b.Fatal(err)
 		}
 	}

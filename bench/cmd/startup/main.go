@@ -1,13 +1,14 @@
 // Command startup measures the fixed costs of a ctxpack run, each in fresh
 // processes (a cost paid once per process is invisible to go test -bench,
 // which repeats it in one process): the process itself (package
-// initialization), building the secret scanner with gitleaks' default rules,
-// loading the tokenizer's vocabulary, and compiling the pack's JSON schema.
-// It prints the median CPU time (user+sys, from getrusage) of each over -n
-// runs, and its share of -total when given (the CPU of a whole run, e.g. a
-// 1-file range, measured the same way by bench/startup/run.sh).
+// initialization), building the secret scanner with gitleaks' default rules
+// and with a repository's config that extends them, loading the tokenizer's
+// vocabulary, and compiling the pack's JSON schema. It prints the median CPU
+// time (user+sys, from getrusage) of each over -n runs, less the process
+// start, and its share of -total when given (the CPU of a whole run, e.g.
+// the pr-range rows of bench/run).
 //
-//	go run ./bench/cmd/startup [-n 15] [-total MS]
+//	go run ./bench/cmd/startup [-n 15] [-total MS] [-pausegc=false]
 package main
 
 import (
@@ -37,6 +38,13 @@ var components = []struct {
 		_, err := audit.NewScanner(audit.ScannerOptions{})
 		return err
 	}},
+	{"secret scanner, repo config", true, func() error {
+		// A repository's .gitleaks.toml that adds a rule to the defaults.
+		_, err := audit.NewScanner(audit.ScannerOptions{Files: &audit.GitleaksFiles{
+			Config: &audit.ConfigFile{Name: ".gitleaks.toml", Data: []byte(repoConfig)},
+		}})
+		return err
+	}},
 	{"tokenizer vocabulary", true, pack.LoadTokenizer},
 	{"pack JSON schema", false, func() error {
 		// Any document compiles the schema; this one fails validation.
@@ -46,6 +54,15 @@ var components = []struct {
 		return nil
 	}},
 }
+
+const repoConfig = `[extend]
+useDefault = true
+
+[[rules]]
+id = "startup-example-token"
+regex = '''startup_[0-9a-f]{32}'''
+keywords = ["startup_"]
+`
 
 func main() {
 	n := flag.Int("n", 15, "runs per component")
