@@ -100,8 +100,11 @@ var defaultAllowPaths = sync.OnceValues(func() (map[string]bool, error) {
 			paths[p] = true
 		}
 	}
-	if vc.AllowList != nil {
-		add(vc.AllowList.Paths)
+	// The default config writes its global allowlist as [allowlist], the
+	// form gitleaks keeps for compatibility (Translate reads both).
+	//lint:ignore SA1019 the default config uses the deprecated [allowlist] form
+	if a := vc.AllowList; a != nil {
+		add(a.Paths)
 	}
 	for _, a := range vc.Allowlists {
 		add(a.Paths)

@@ -34,6 +34,7 @@ func TestDefaultConfigDecodesAsViper(t *testing.T) {
 	if err := toml.Unmarshal([]byte(config.DefaultConfig), &got); err != nil {
 		t.Fatal(err)
 	}
+	//lint:ignore SA1019 the default config uses the deprecated [allowlist] form
 	if len(want.Rules) < 200 || want.AllowList == nil {
 		t.Fatalf("viper decoded %d rules and no global allowlist: not gitleaks' default config", len(want.Rules))
 	}
