@@ -151,9 +151,10 @@ var pieces struct {
 	counts map[string]int
 }
 
-// maxPieces bounds pieces (a few MB): a small change meets ~20,000
-// distinct pieces; a large pack's long tail is counted, not kept.
-const maxPieces = 1 << 16
+// maxPieces bounds pieces: a 1-file range meets 3,700–4,900 distinct
+// pieces; a full-tree pack meets far more, counted, not kept (kept up to
+// 65,536, they raised prometheus's full-tree peak RSS by ~25 MB).
+const maxPieces = 1 << 13
 
 // pieceCount is the tokenizer's count of one pre-tokenizer piece.
 func pieceCount(piece string) (int, error) {
