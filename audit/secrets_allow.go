@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/regexp"
@@ -22,28 +21,6 @@ import (
 // every path condition a repository's own .gitleaks.toml adds — its owner's
 // decision. The false positives this lets in (checksums of lockfiles and
 // go.sum) are dropped by what they are, not where they are (nonSecret).
-
-// defaultAllowPaths is the set of path regexes of gitleaks' default config's
-// allowlists, global and per rule.
-var defaultAllowPaths = sync.OnceValues(func() (map[string]bool, error) {
-	cfg, err := translateGitleaksData("", nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	set := map[string]bool{}
-	add := func(as []*config.Allowlist) {
-		for _, a := range as {
-			for _, p := range a.Paths {
-				set[p.String()] = true
-			}
-		}
-	}
-	add(cfg.Allowlists)
-	for _, r := range cfg.Rules {
-		add(r.Allowlists)
-	}
-	return set, nil
-})
 
 // dropDefaultPaths returns cfg with the default path conditions taken out of
 // its OR allowlists; an allowlist left with no condition is dropped. An AND

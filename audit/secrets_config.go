@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -65,7 +66,14 @@ func loadGitleaksConfig(path, baseDir string) (config.Config, error) {
 // (dropDefaultPaths): ctxpack scans what leaves, and a lockfile, go.mod or
 // a vendored jquery.js leaves like any file.
 func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (config.Config, error) {
-	defaults, err := defaultAllowPaths()
+	if data == nil {
+		cfg, err := gitleaksDefaults()
+		if err != nil {
+			return config.Config{}, err
+		}
+		return cloneConfig(cfg), nil
+	}
+	paths, err := defaultAllowPaths()
 	if err != nil {
 		return config.Config{}, err
 	}
@@ -73,7 +81,67 @@ func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byt
 	if err != nil {
 		return config.Config{}, err
 	}
-	return dropDefaultPaths(cfg, defaults)
+	return dropDefaultPaths(cfg, paths)
+}
+
+// defaultAllowPaths is the set of path regexes of the allowlists of
+// gitleaks' default config, global and per rule, as written in it: a
+// compiled regexp's String is its source, so the set is read from the
+// decoded toml, and a repository's own config needs no translation of the
+// default rules for it (TestDefaultAllowPathsFromToml).
+var defaultAllowPaths = sync.OnceValues(func() (map[string]bool, error) {
+	var vc config.ViperConfig
+	if err := toml.Unmarshal([]byte(config.DefaultConfig), &vc); err != nil {
+		return nil, fmt.Errorf("gitleaks default config: %w", err)
+	}
+	paths := map[string]bool{}
+	add := func(ps []string) {
+		for _, p := range ps {
+			paths[p] = true
+		}
+	}
+	// The default config writes its global allowlist as [allowlist], the
+	// form gitleaks keeps for compatibility (Translate reads both).
+	//lint:ignore SA1019 the default config uses the deprecated [allowlist] form
+	if a := vc.AllowList; a != nil {
+		add(a.Paths)
+	}
+	for _, a := range vc.Allowlists {
+		add(a.Paths)
+	}
+	for _, r := range vc.Rules {
+		if r.AllowList != nil {
+			add(r.AllowList.Paths)
+		}
+		for _, a := range r.Allowlists {
+			add(a.Paths)
+		}
+	}
+	return paths, nil
+})
+
+// gitleaksDefaults translates gitleaks' default config once per process,
+// its default path conditions dropped: it is a constant, and translating it
+// (222 rules, the stop-word tries of their allowlists) is most of a small
+// change's start-up. Callers get copies (cloneConfig).
+var gitleaksDefaults = sync.OnceValues(func() (config.Config, error) {
+	paths, err := defaultAllowPaths()
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg, err := translateGitleaksData("", nil, nil)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return dropDefaultPaths(cfg, paths)
+})
+
+// cloneConfig copies what a Scanner's construction may write to (the rule
+// map); everything else in a translated config is read-only once built
+// (compiled regexps, validated allowlists, clipped tag slices).
+func cloneConfig(c config.Config) config.Config {
+	c.Rules = maps.Clone(c.Rules)
+	return c
 }
 
 // translateGitleaksData builds a gitleaks config the way the gitleaks CLI does:
@@ -103,14 +171,23 @@ func translateGitleaksData(name string, data []byte, readRelative func(string) (
 		}
 	}()
 
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(text)); err != nil {
-		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
-	}
 	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
+	if data == nil {
+		// The default config decodes the same straight from its toml as
+		// through viper (TestDefaultConfigDecodesAsViper), at a tenth of
+		// the cost.
+		if err := toml.Unmarshal([]byte(text), &vc); err != nil {
+			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
+		}
+	} else {
+		v := viper.New()
+		v.SetConfigType("toml")
+		if err := v.ReadConfig(strings.NewReader(text)); err != nil {
+			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
+		}
+		if err := v.Unmarshal(&vc); err != nil {
+			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
+		}
 	}
 	if vc.Extend.Path != "" {
 		tmp, err := materializeExtend(name, vc.Extend.Path, readRelative)

@@ -187,3 +187,56 @@ func TestTokenCounterMatchesCountTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestPieceCountsKept: a second count of a text is answered from the
+// process's piece counts, gives the same total, and the kept counts stay
+// within maxPieces however many distinct pieces are met.
+func TestPieceCountsKept(t *testing.T) {
+	if err := LoadTokenizer(); err != nil {
+		t.Fatal(err)
+	}
+	// Other tests' counts may have filled the cache: start from none.
+	pieces.Lock()
+	pieces.counts = nil
+	pieces.Unlock()
+	text := strings.Repeat("func piececountskept() { return zq9xv }\n", 20)
+	want, err := codec.Count(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := CountTokens(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("CountTokens = %d, the tokenizer counts %d", got, want)
+		}
+	}
+	pieces.RLock()
+	_, kept := pieces.counts[" piececountskept"]
+	pieces.RUnlock()
+	if !kept {
+		t.Fatal(`the count of the piece " piececountskept" was not kept`)
+	}
+
+	var b strings.Builder
+	for i := range maxPieces + 1000 {
+		b.WriteString(" w") // one piece per word: " w" and i in letters
+		for ; i > 0; i /= 26 {
+			b.WriteByte(byte('a' + i%26))
+		}
+	}
+	if _, err := CountTokens(b.String()); err != nil {
+		t.Fatal(err)
+	}
+	pieces.RLock()
+	n := len(pieces.counts)
+	pieces.RUnlock()
+	if n > maxPieces {
+		t.Fatalf("%d piece counts kept, over maxPieces %d", n, maxPieces)
+	}
+	if n < maxPieces {
+		t.Fatalf("%d piece counts kept after %d distinct pieces: the bound was not reached", n, maxPieces+1000)
+	}
+}

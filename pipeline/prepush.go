@@ -129,7 +129,9 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
 	snap.Source.Config = cfg.Origin
+	scannerBuilt := loadTokenizer()
 	scanner, err := p.scanner(ctx, cfg)
+	scannerBuilt()
 	if err != nil {
 		return nil, err
 	}
