@@ -7,16 +7,24 @@ import (
 
 // TestPauseGC: overlapping runs keep the collector off until the last one
 // resumes, a second resume of a run changes nothing, and the GC percent in
-// force before (here 150, as GOGC=150 would set) comes back.
+// force before (here 150, as GOGC=150 would set) comes back; while paused
+// the heap is bounded by a memory limit, and the limit in force before (here
+// 1 GiB, as GOMEMLIMIT would set) comes back too.
 func TestPauseGC(t *testing.T) {
 	prev := debug.SetGCPercent(150)
 	defer debug.SetGCPercent(prev)
+	prevLimit := debug.SetMemoryLimit(1 << 30)
+	defer debug.SetMemoryLimit(prevLimit)
 	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
 
 	a := pauseGC()
 	b := pauseGC()
 	if p := percent(); p != -1 {
 		t.Fatalf("GC percent %d while two runs start, want -1 (off)", p)
+	}
+	if l := limit(); l != pausedHeapLimit {
+		t.Fatalf("memory limit %d while paused, want %d", l, pausedHeapLimit)
 	}
 	a()
 	a()
@@ -26,5 +34,8 @@ func TestPauseGC(t *testing.T) {
 	b()
 	if p := percent(); p != 150 {
 		t.Fatalf("GC percent %d after both runs resumed, want 150", p)
+	}
+	if l := limit(); l != 1<<30 {
+		t.Fatalf("memory limit %d after both runs resumed, want %d", l, 1<<30)
 	}
 }

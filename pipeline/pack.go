@@ -485,8 +485,15 @@ func loadTokenizer() (scannerBuilt func()) {
 // restore when the last one ends.
 var gcPaused struct {
 	sync.Mutex
-	n, old int
+	n, old   int
+	oldLimit int64
 }
+
+// pausedHeapLimit bounds the heap while the collector is paused: should the
+// scanner's construction stall (a base configuration fetched from a slow
+// promisor) while the source is read, the collector runs again at this
+// size instead of letting the heap grow.
+const pausedHeapLimit = 256 << 20
 
 // pauseGC turns the garbage collector off until resume is called (once is
 // enough; more calls do nothing), for the start-up of a run: loading
@@ -499,6 +506,8 @@ func pauseGC() (resume func()) {
 	gcPaused.Lock()
 	if gcPaused.n == 0 {
 		gcPaused.old = debug.SetGCPercent(-1)
+		gcPaused.oldLimit = debug.SetMemoryLimit(-1) // -1 only reads it
+		debug.SetMemoryLimit(min(gcPaused.oldLimit, pausedHeapLimit))
 	}
 	gcPaused.n++
 	gcPaused.Unlock()
@@ -509,6 +518,7 @@ func pauseGC() (resume func()) {
 			gcPaused.n--
 			if gcPaused.n == 0 {
 				debug.SetGCPercent(gcPaused.old)
+				debug.SetMemoryLimit(gcPaused.oldLimit)
 			}
 			gcPaused.Unlock()
 		})
