@@ -340,9 +340,10 @@ func decodePasses(text string, depth int) []string {
 }
 
 // decodePassesWith is decodePasses finding the encoded segments with enc,
-// RE2's compilation of gitleaks' encodingsPattern, where it can (a pass
-// over valid UTF-8 without NUL, with no unicode escape to decode); nil
-// means gitleaks' decoder throughout. Go's regexp with captures is most of
+// RE2's compilation of gitleaks' encodingsPattern or nativeEncodings, where
+// it can (a pass over valid UTF-8 without NUL, with no unicode escape to
+// decode; for nativeEncodings, none that may be); nil means gitleaks'
+// decoder throughout. Go's regexp with captures is most of
 // the decoder's time.
 func decodePassesWith(text string, depth int, enc ruleMatcher) []string {
 	texts, _ := decodePassesSegs(text, depth, enc)
@@ -359,7 +360,8 @@ func decodePassesSegs(text string, depth int, enc ruleMatcher) ([]string, [][][2
 	for d := 1; d <= depth; d++ {
 		next, found, ok := "", false, false
 		var ranges [][2]int
-		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 {
+		_, native := enc.(nativeEncodings)
+		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 && !(native && mayHoldUnicodeEscape(cur)) {
 			next, ranges, ok = decodeOnce(enc, cur)
 			found = len(ranges) > 0
 		}

@@ -1,0 +1,385 @@
+package audit
+
+import (
+	"context"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/report"
+)
+
+// ruleWindows gives gitleaks' findings of one pass over a text (no
+// decoding) running each anchored rule (anchorsOf) only on the lines
+// around its anchors, and the other rules on the whole text.
+//
+// Why a window gives the same matches as the whole text T: let a rule's
+// matches hold at most b newlines before an anchor occurrence and a from
+// it to their end. Every possible match (any substring the pattern
+// matches, not only the ones FindAll picks) contains an anchor, on some
+// line k, so it lies within lines k-b..k+a and cannot end on or past the
+// '\n' that ends line k+a. A window is a union of such line ranges,
+// merged when they touch, from the '\n' before its first line (or the
+// text's start) through the '\n' that ends its last line. So no possible
+// match starts at a window's first byte (it would hold b+1 newlines
+// before its anchor) or reaches its last byte, every empty-width
+// assertion inside a match sees the same neighbours in the window as in
+// T, and the possible matches starting at any position of the window are
+// those of T. Go's FindAll picks, left to right, the leftmost possible
+// match and its preferred extent, which then depend only on the window;
+// no possible match lies between windows, so FindAll over T is FindAll
+// over each window in turn. A window starts at a '\n', so gitleaks'
+// line and column arithmetic (location) is unchanged once the fragment's
+// StartLine is moved by the lines before it; a window that reaches a
+// last line without '\n' starts at the text's start instead, because
+// gitleaks then gives a match's Line from the fragment's first byte.
+//
+// Anchors are compared ASCII-lowercased. Under case folding Go also folds
+// 's' to 'ſ' and 'k' to the Kelvin sign: a text holding either is never
+// windowed. A rule runs on a text only when gitleaks' keyword prefilter
+// (over the whole text) selects it; a rule's own detector has no keywords,
+// so a window does not need to hold one. Rules that other rules require
+// (or that require others) run on the whole text: their findings are
+// paired across the fragment. gitleaks' filter (a generic finding yields
+// to a specific one on its line) is applied across all rules.
+type ruleWindows struct {
+	cfg       config.Config
+	windowed  []windowedRule // sorted by id
+	wholeCfg  config.Config  // the other rules
+	whole     *detect.Detector
+	all       func() *detect.Detector // every rule, for texts never windowed
+	prefilter *ahocorasick.Trie       // cfg.Keywords, as gitleaks builds it
+}
+
+type windowedRule struct {
+	id       string
+	re       *regexp.Regexp
+	tags     int      // len(rule.Tags): decoded findings carry more
+	keywords []string // lowercased; none: runs on every text
+	anchor   anchorInfo
+	// assign: the anchor is followed in the pattern by an optional key
+	// tail and an assignment operator (generic-api-key and the rules
+	// built like it); an occurrence not followed by one is no anchor.
+	assign bool
+	det    func() *detect.Detector // the rule alone, without keywords
+}
+
+// assignTail is what follows the keyword in generic-api-key and in the
+// rules gitleaks generates like it (utils.GenerateSemiGenericRegex): up
+// to 20 of [ \t\w.-], up to 3 of [\s'"], an operator. operatorFollows
+// checks a text for it.
+var assignTail = sync.OnceValue(func() []string {
+	re, err := syntax.Parse(genericPattern, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 5 {
+		return nil
+	}
+	var out []string
+	for _, s := range re.Sub[2:5] {
+		out = append(out, s.String())
+	}
+	return out
+})
+
+// newRuleWindows returns nil when no rule of cfg can be windowed.
+func newRuleWindows(cfg config.Config) *ruleWindows {
+	required := map[string]bool{}
+	for _, r := range cfg.Rules {
+		for _, req := range r.RequiredRules {
+			required[req.RuleID] = true
+		}
+	}
+	w := &ruleWindows{cfg: cfg, wholeCfg: cfg}
+	w.wholeCfg.Rules = map[string]config.Rule{}
+	tail := strings.Join(assignTail(), "")
+	for id, r := range cfg.Rules {
+		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 || required[id] {
+			w.wholeCfg.Rules[id] = r
+			continue
+		}
+		a, ok := anchorsOf(r.Regex.String())
+		if !ok {
+			w.wholeCfg.Rules[id] = r
+			continue
+		}
+		wr := windowedRule{id: id, re: r.Regex, tags: len(r.Tags), anchor: a}
+		wr.assign = tail != "" && strings.HasPrefix(a.next, tail)
+		for _, k := range r.Keywords {
+			wr.keywords = append(wr.keywords, strings.ToLower(k))
+		}
+		one := cfg
+		r.Keywords = nil
+		one.Rules = map[string]config.Rule{id: r}
+		one.Keywords = map[string]struct{}{}
+		wr.det = sync.OnceValue(func() *detect.Detector {
+			d := detect.NewDetector(one)
+			d.MaxDecodeDepth = 0
+			return d
+		})
+		w.windowed = append(w.windowed, wr)
+	}
+	if len(w.windowed) == 0 {
+		return nil
+	}
+	slices.SortFunc(w.windowed, func(a, b windowedRule) int { return strings.Compare(a.id, b.id) })
+	w.whole = detect.NewDetector(w.wholeCfg)
+	w.whole.MaxDecodeDepth = 0
+	w.all = sync.OnceValue(func() *detect.Detector {
+		d := detect.NewDetector(cfg)
+		d.MaxDecodeDepth = 0
+		return d
+	})
+	kws := slices.Sorted(func(yield func(string) bool) {
+		for k := range cfg.Keywords {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	w.prefilter = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	return w
+}
+
+// present is gitleaks' prefilter: the keywords in the lowercased text.
+func (w *ruleWindows) present(lower string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range w.prefilter.MatchString(lower) {
+		out[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
+	}
+	return out
+}
+
+// lowered returns strings.ToLower(text) (gitleaks' prefilter input) and
+// asciiLower(text) (the anchors' search text), the same string when text
+// is ASCII.
+func lowered(text string) (lower, alower string) {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return strings.ToLower(text), asciiLower(text)
+		}
+	}
+	s := asciiLower(text)
+	return s, s
+}
+
+// detect is gitleaks' findings of one pass without decoding over frag;
+// with keep, only those rules run.
+func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string]bool, prune *rulePruner) []report.Finding {
+	text := frag.Raw
+	if strings.ContainsAny(text, foldRunes) {
+		d := w.all()
+		if keep != nil {
+			d = prune.detector(w.cfg, keep, 0)
+		}
+		return d.DetectContext(ctx, frag)
+	}
+	whole := w.whole
+	if keep != nil {
+		whole = prune.detector(w.wholeCfg, keep, 0)
+	}
+	out := whole.DetectContext(ctx, frag)
+	lower, alower := lowered(text)
+	present := w.present(lower)
+	var nl []int
+	for i := range w.windowed {
+		r := &w.windowed[i]
+		if keep != nil && !keep[r.id] || !runs(r.keywords, present) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if nl == nil {
+			nl = newlineOffsets(text)
+		}
+		for _, win := range r.windows(text, alower, nl) {
+			sub := text[win.start:win.end]
+			if !r.re.MatchString(sub) {
+				continue
+			}
+			wf := frag
+			wf.Raw = sub
+			wf.StartLine = frag.StartLine + win.line
+			out = append(out, r.det().DetectContext(ctx, wf)...)
+		}
+	}
+	return gitleaksFilter(out)
+}
+
+func newlineOffsets(text string) []int {
+	nl := []int{}
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			return nl
+		}
+		nl = append(nl, i+j)
+		i += j + 1
+	}
+}
+
+// windows returns the windows of text that hold every possible match of
+// the rule (see ruleWindows), in order; alower is asciiLower(text) and nl
+// the offsets of its '\n'.
+func (r *windowedRule) windows(text, alower string, nl []int) []window {
+	var lines []int
+	for _, a := range r.anchor.anchors {
+		for i := 0; ; {
+			j := strings.Index(alower[i:], a)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			if !r.assign || operatorFollows(text, at+len(a)) {
+				lines = append(lines, sort.SearchInts(nl, at))
+			}
+			i = at + 1
+		}
+	}
+	return lineWindows(text, nl, lines, r.anchor.before, r.anchor.after)
+}
+
+// lineWindows merges lines k-before..k+after of each k in lines into
+// windows (see ruleWindows).
+func lineWindows(text string, nl, lines []int, before, after int) []window {
+	if len(lines) == 0 {
+		return nil
+	}
+	slices.Sort(lines)
+	var out []window
+	for i := 0; i < len(lines); {
+		first, last := max(lines[i]-before, 0), lines[i]+after
+		j := i + 1
+		for j < len(lines) && lines[j]-before <= last+1 {
+			last = max(last, lines[j]+after)
+			j++
+		}
+		w := window{end: len(text)}
+		if first > 0 {
+			w.start, w.line = nl[first-1], first-1
+		}
+		if last < len(nl) {
+			w.end = nl[last] + 1
+		} else if !strings.HasSuffix(text, "\n") {
+			return []window{{0, len(text), 0}}
+		}
+		out = append(out, w)
+		i = j
+	}
+	return out
+}
+
+// gitleaksFilter is gitleaks' detect.filter (without redaction): a finding
+// of a rule whose id contains "generic" is dropped when another rule's
+// finding on the same line and commit, not a generic one, holds its
+// secret.
+func gitleaksFilter(fs []report.Finding) []report.Finding {
+	var out []report.Finding
+	for _, f := range fs {
+		include := true
+		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
+			for _, g := range fs {
+				if f.StartLine == g.StartLine && f.Commit == g.Commit && f.RuleID != g.RuleID &&
+					strings.Contains(g.Secret, f.Secret) && !strings.Contains(strings.ToLower(g.RuleID), "generic") {
+					include = false
+					break
+				}
+			}
+		}
+		if include {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// decodedRules returns the rules that report something on gitleaks'
+// decoding passes of a text: passes[1:] are the decoded texts and segs
+// their decoded values' ranges (nil: unknown). gitleaks keeps a match on
+// a decoded text only when it touches a decoded value, so a rule is kept
+// when one of its matches there does (any match, where the ranges are
+// unknown), and with it the rules it requires.
+func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs [][][2]int) map[string]bool {
+	keep := map[string]bool{}
+	for p := 1; p < len(passes); p++ {
+		text, ranges := passes[p], segs[p]
+		lower, alower := lowered(text)
+		present := w.present(lower)
+		fold := strings.ContainsAny(text, foldRunes)
+		var nl []int
+		for id, r := range w.cfg.Rules {
+			if keep[id] || r.Regex == nil || ctx.Err() != nil {
+				continue
+			}
+			var kws []string
+			for _, k := range r.Keywords {
+				kws = append(kws, strings.ToLower(k))
+			}
+			if !runs(kws, present) {
+				continue
+			}
+			wr := w.windowedRule(id)
+			if wr == nil || fold {
+				keep[id] = matchTouches(r.Regex, text, 0, ranges)
+				continue
+			}
+			if nl == nil {
+				nl = newlineOffsets(text)
+			}
+			for _, win := range wr.windows(text, alower, nl) {
+				if ranges != nil && !touchesAny(ranges, win.start, win.end) {
+					continue
+				}
+				if matchTouches(r.Regex, text[win.start:win.end], win.start, ranges) {
+					keep[id] = true
+					break
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for id := range keep {
+			for _, req := range w.cfg.Rules[id].RequiredRules {
+				if _, ok := w.cfg.Rules[req.RuleID]; ok && !keep[req.RuleID] {
+					keep[req.RuleID] = true
+					changed = true
+				}
+			}
+		}
+	}
+	for id, k := range keep {
+		if !k {
+			delete(keep, id)
+		}
+	}
+	return keep
+}
+
+// matchTouches reports whether one of re's matches in sub (at offset off
+// of the pass) touches a range; with ranges nil, whether there is one.
+func matchTouches(re *regexp.Regexp, sub string, off int, ranges [][2]int) bool {
+	if ranges == nil {
+		return re.MatchString(sub)
+	}
+	for _, m := range re.FindAllStringIndex(sub, -1) {
+		if touchesAny(ranges, off+m[0], off+m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *ruleWindows) windowedRule(id string) *windowedRule {
+	i, ok := slices.BinarySearchFunc(w.windowed, id, func(r windowedRule, id string) int { return strings.Compare(r.id, id) })
+	if !ok {
+		return nil
+	}
+	return &w.windowed[i]
+}
