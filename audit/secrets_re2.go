@@ -341,10 +341,9 @@ func decodePasses(text string, depth int) []string {
 
 // decodePassesWith is decodePasses finding the encoded segments with enc,
 // RE2's compilation of gitleaks' encodingsPattern or nativeEncodings, where
-// it can (a pass over valid UTF-8 without NUL, with no unicode escape to
-// decode; for nativeEncodings, none that may be); nil means gitleaks'
-// decoder throughout. Go's regexp with captures is most of
-// the decoder's time.
+// it can (a pass over valid UTF-8 without NUL; a unicode escape's value
+// is decoded by gitleaks' decoder alone); nil means gitleaks' decoder
+// throughout. Go's regexp with captures is most of the decoder's time.
 func decodePassesWith(text string, depth int, enc ruleMatcher) []string {
 	texts, _ := decodePassesSegs(text, depth, enc)
 	return texts
@@ -360,10 +359,9 @@ func decodePassesSegs(text string, depth int, enc ruleMatcher) ([]string, [][][2
 	for d := 1; d <= depth; d++ {
 		next, found, ok := "", false, false
 		var ranges [][2]int
-		_, native := enc.(nativeEncodings)
-		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 && !(native && mayHoldUnicodeEscape(cur)) {
-			next, ranges, ok = decodeOnce(enc, cur)
-			found = len(ranges) > 0
+		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 {
+			next, ranges = decodeOnce(enc, cur)
+			found, ok = len(ranges) > 0, true
 		}
 		if !ok {
 			var gs []*codec.EncodedSegment
@@ -396,10 +394,8 @@ const (
 
 // decodeOnce is one pass of gitleaks' codec.Decoder.Decode over text with
 // enc: the text with every segment replaced by its decoded value, and the
-// decoded values' ranges in it (none: nothing to decode). ok is false when
-// the pass holds a unicode escape (its decoding is left to gitleaks'
-// decoder).
-func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, ok bool) {
+// decoded values' ranges in it (none: nothing to decode).
+func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int) {
 	type match struct{ kind, start, end int }
 	var all []match
 	for _, m := range enc.FindAllStringSubmatchIndex(text, -1) {
@@ -426,7 +422,7 @@ func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, 
 		var v string
 		switch m.kind {
 		case encUnicode:
-			return "", nil, false
+			v = decodeUnicodeLike(text[m.start:m.end])
 		case encPercent:
 			v = decodePercentLike(text[m.start:m.end])
 		case encHex:
@@ -443,10 +439,10 @@ func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, 
 		last = m.end
 	}
 	if len(ranges) == 0 {
-		return text, nil, true
+		return text, nil
 	}
 	b.WriteString(text[last:])
-	return b.String(), ranges, true
+	return b.String(), ranges
 }
 
 // re2Comparable reports whether RE2 and Go's regexp agree on whether
