@@ -18,7 +18,9 @@ import (
 
 // ruleWindows gives gitleaks' findings of one pass over a text (no
 // decoding) running each anchored rule (anchorsOf) only on the lines
-// around its anchors, and the other rules on the whole text.
+// around its anchors, and the other rules on the whole text. A rule runs
+// gitleaks' detectRule (through a detector of its own) only on a window
+// where its pattern matches.
 //
 // Why a window gives the same matches as the whole text T: let a rule's
 // matches hold at most b newlines before an anchor occurrence and a from
@@ -46,14 +48,19 @@ import (
 // windowed. A rule runs on a text only when gitleaks' keyword prefilter
 // (over the whole text) selects it; a rule's own detector has no keywords,
 // so a window does not need to hold one. Rules that other rules require
-// (or that require others) run on the whole text: their findings are
-// paired across the fragment. gitleaks' filter (a generic finding yields
+// (or that require others) run in one detector on the whole text: their
+// findings are paired across the fragment; so do rules without a pattern,
+// when one's path matches. gitleaks' filter (a generic finding yields
 // to a specific one on its line) is applied across all rules.
 type ruleWindows struct {
 	cfg       config.Config
 	windowed  []windowedRule // sorted by id
-	wholeCfg  config.Config  // the other rules
+	wholeCfg  config.Config  // the rules a detector runs together
 	whole     *detect.Detector
+	// wholeAlways: wholeCfg has a rule that may report on any path;
+	// else it runs only when one of paths matches.
+	wholeAlways bool
+	paths       []*regexp.Regexp
 	all       func() *detect.Detector // every rule, for texts never windowed
 	prefilter *ahocorasick.Trie       // cfg.Keywords, as gitleaks builds it
 }
@@ -61,7 +68,7 @@ type ruleWindows struct {
 type windowedRule struct {
 	id       string
 	re       *regexp.Regexp
-	tags     int      // len(rule.Tags): decoded findings carry more
+	anchored bool // else its window is the whole text
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
 	// assign: the anchor is followed in the pattern by an optional key
@@ -101,14 +108,15 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 	for id, r := range cfg.Rules {
 		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 || required[id] {
 			w.wholeCfg.Rules[id] = r
+			if r.Regex == nil && r.Path != nil && !r.SkipReport {
+				w.paths = append(w.paths, r.Path)
+			} else {
+				w.wholeAlways = true
+			}
 			continue
 		}
 		a, ok := anchorsOf(r.Regex.String())
-		if !ok {
-			w.wholeCfg.Rules[id] = r
-			continue
-		}
-		wr := windowedRule{id: id, re: r.Regex, tags: len(r.Tags), anchor: a}
+		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
 		wr.assign = tail != "" && strings.HasPrefix(a.next, tail)
 		for _, k := range r.Keywords {
 			wr.keywords = append(wr.keywords, strings.ToLower(k))
@@ -179,11 +187,14 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 		}
 		return d.DetectContext(ctx, frag)
 	}
-	whole := w.whole
-	if keep != nil {
-		whole = prune.detector(w.wholeCfg, keep, 0)
+	var out []report.Finding
+	if w.runsWhole(frag) {
+		whole := w.whole
+		if keep != nil {
+			whole = prune.detector(w.wholeCfg, keep, 0)
+		}
+		out = whole.DetectContext(ctx, frag)
 	}
-	out := whole.DetectContext(ctx, frag)
 	lower, alower := lowered(text)
 	present := w.present(lower)
 	var nl []int
@@ -212,6 +223,19 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 	return gitleaksFilter(out)
 }
 
+// runsWhole reports whether the whole detector can report on frag.
+func (w *ruleWindows) runsWhole(frag fragment) bool {
+	if w.wholeAlways {
+		return true
+	}
+	for _, p := range w.paths {
+		if p.MatchString(frag.FilePath) || frag.WindowsFilePath != "" && p.MatchString(frag.WindowsFilePath) {
+			return true
+		}
+	}
+	return false
+}
+
 func newlineOffsets(text string) []int {
 	nl := []int{}
 	for i := 0; ; {
@@ -228,6 +252,9 @@ func newlineOffsets(text string) []int {
 // the rule (see ruleWindows), in order; alower is asciiLower(text) and nl
 // the offsets of its '\n'.
 func (r *windowedRule) windows(text, alower string, nl []int) []window {
+	if !r.anchored {
+		return []window{{0, len(text), 0}}
+	}
 	var lines []int
 	for _, a := range r.anchor.anchors {
 		for i := 0; ; {
@@ -325,7 +352,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				continue
 			}
 			wr := w.windowedRule(id)
-			if wr == nil || fold {
+			if wr == nil || !wr.anchored || fold {
 				keep[id] = matchTouches(r.Regex, text, 0, ranges)
 				continue
 			}
