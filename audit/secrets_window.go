@@ -53,22 +53,22 @@ import (
 // when one's path matches. gitleaks' filter (a generic finding yields
 // to a specific one on its line) is applied across all rules.
 type ruleWindows struct {
-	cfg       config.Config
-	windowed  []windowedRule // sorted by id
-	wholeCfg  config.Config  // the rules a detector runs together
-	whole     *detect.Detector
+	cfg      config.Config
+	windowed []windowedRule // sorted by id
+	wholeCfg config.Config  // the rules a detector runs together
+	whole    *detect.Detector
 	// wholeAlways: wholeCfg has a rule that may report on any path;
 	// else it runs only when one of paths matches.
 	wholeAlways bool
 	paths       []*regexp.Regexp
-	all       func() *detect.Detector // every rule, for texts never windowed
-	prefilter *ahocorasick.Trie       // cfg.Keywords, as gitleaks builds it
+	all         func() *detect.Detector // every rule, for texts never windowed
+	prefilter   *ahocorasick.Trie       // cfg.Keywords, as gitleaks builds it
 }
 
 type windowedRule struct {
 	id       string
 	re       *regexp.Regexp
-	anchored bool // else its window is the whole text
+	anchored bool     // else its window is the whole text
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
 	// assign: the anchor is followed in the pattern by an optional key
