@@ -26,7 +26,7 @@ type anchorInfo struct {
 	// occurrences; "" when the anchor is not a direct part of the
 	// pattern's top-level concatenation or the anchors are not all of
 	// what the node before it matches.
-	next string
+	next []*syntax.Regexp
 	// whole: the anchors are every string the node they come from can
 	// match, so what follows that node follows the anchor.
 	whole bool
@@ -268,15 +268,11 @@ func candidates(re *syntax.Regexp, top bool) []anchorInfo {
 			for _, c := range candidates(s, false) {
 				c.before = min(c.before+sum(0, i), unbounded)
 				c.after = min(c.after+sum(i+1, len(re.Sub)), unbounded)
-				c.next = ""
+				c.next = nil
 				w := c.whole
 				c.whole = false // of the child, not of re
 				if top && w {
-					var b strings.Builder
-					for _, n := range re.Sub[i+1:] {
-						b.WriteString(n.String())
-					}
-					c.next = b.String()
+					c.next = re.Sub[i+1:]
 				}
 				out = append(out, c)
 			}
@@ -296,11 +292,7 @@ func candidates(re *syntax.Regexp, top bool) []anchorInfo {
 					after:   sum(i, len(re.Sub)),
 				}
 				if top {
-					var b strings.Builder
-					for _, n := range re.Sub[j:] {
-						b.WriteString(n.String())
-					}
-					c.next = b.String()
+					c.next = re.Sub[j:]
 				}
 				out = append(out, c)
 			}

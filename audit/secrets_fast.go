@@ -150,16 +150,17 @@ type window struct {
 	line       int
 }
 
-// operatorFollows reports whether, from off, up to 20 bytes of [ \t\w.-]
-// then up to 3 of [\s'"] can be followed by the first byte of one of the
-// pattern's operators (= > : | ? ,).
-func operatorFollows(text string, off int) bool {
+// operatorReach is the last offset at which an operator of the generic
+// pattern (= > : | ? ,) can start after a keyword ending at off: past up
+// to 20 bytes of [ \t\w.-], then up to 3 of [\s'"]; -1 when none can.
+func operatorReach(text string, off int) int {
+	reach := -1
 	for i := 0; i <= 20 && off+i <= len(text); i++ {
 		q := off + i
 		for j := 0; j <= 3 && q+j < len(text); j++ {
 			switch text[q+j] {
 			case '=', '>', ':', '|', '?', ',':
-				return true
+				reach = max(reach, q+j)
 			}
 			if !isSpaceQuote(text[q+j]) {
 				break
@@ -169,7 +170,7 @@ func operatorFollows(text string, off int) bool {
 			break
 		}
 	}
-	return false
+	return reach
 }
 
 func isKeyTail(c byte) bool {

@@ -60,9 +60,24 @@ func TestFastPathAppliesToDefaultRules(t *testing.T) {
 	if g == nil {
 		t.Fatal("generic-api-key is not windowed")
 	}
-	if !slices.Equal(g.anchor.anchors, genericKeywords) || g.anchor.before != 0 || g.anchor.after != 9 || !g.assign {
-		t.Errorf("generic-api-key: anchors %q, %d lines before, %d after, assignment %v; want %q, 0, 9, true",
-			g.anchor.anchors, g.anchor.before, g.anchor.after, g.assign, genericKeywords)
+	if !slices.Equal(g.anchor.anchors, genericKeywords) || g.anchor.before != 0 || g.anchor.after != 9 || !g.assign || g.assignRest != 1 {
+		t.Errorf("generic-api-key: anchors %q, %d lines before, %d after, assignment %v (%d lines after its value); want %q, 0, 9, true (1)",
+			g.anchor.anchors, g.anchor.before, g.anchor.after, g.assign, g.assignRest, genericKeywords)
+	}
+	// The rules gitleaks generates like it (twitter, adobe, …) are
+	// recognised as assignments too.
+	for _, id := range []string{"twitter-api-key", "adobe-client-id", "etsy-access-token"} {
+		if r := f.rules.windowedRule(id); r == nil || !r.assign {
+			t.Errorf("%s is not windowed as an assignment", id)
+		}
+	}
+	if r := f.rules.windowedRule("jwt"); r == nil || r.assign {
+		t.Error("jwt is windowed as an assignment")
+	}
+	for _, text := range []string{"abc", "ſ", "\u212a", "é\u212ax", "\xc5"} {
+		if hasFoldRune(text) != strings.ContainsAny(text, foldRunes) {
+			t.Errorf("hasFoldRune(%q) = %v", text, hasFoldRune(text))
+		}
 	}
 	// Most default rules are windowed; the ones that are not have a match
 	// without a literal or reaching across any number of lines.

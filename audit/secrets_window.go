@@ -72,27 +72,48 @@ type windowedRule struct {
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
 	// assign: the anchor is followed in the pattern by an optional key
-	// tail and an assignment operator (generic-api-key and the rules
-	// built like it); an occurrence not followed by one is no anchor.
-	assign bool
+	// tail, an assignment operator and up to 5 of [\x60'"\s=]
+	// (generic-api-key and the rules built like it); an occurrence not
+	// followed by an operator is no anchor, and a match ends at most
+	// assignRest lines after the line 9 bytes past its operator's start.
+	assign     bool
+	assignRest int
 	det    func() *detect.Detector // the rule alone, without keywords
 }
 
 // assignTail is what follows the keyword in generic-api-key and in the
 // rules gitleaks generates like it (utils.GenerateSemiGenericRegex): up
-// to 20 of [ \t\w.-], up to 3 of [\s'"], an operator. operatorFollows
-// checks a text for it.
+// to 20 of [ \t\w.-], up to 3 of [\s'"], an operator (at most 4 bytes),
+// up to 5 of [\x60'"\s=]. operatorReach finds the operators.
 var assignTail = sync.OnceValue(func() []string {
 	re, err := syntax.Parse(genericPattern, syntax.Perl)
-	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 5 {
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 6 {
 		return nil
 	}
 	var out []string
-	for _, s := range re.Sub[2:5] {
+	for _, s := range re.Sub[2:6] {
 		out = append(out, s.String())
 	}
 	return out
 })
+
+// isAssignTail reports whether next starts with assignTail.
+func isAssignTail(next []*syntax.Regexp) bool {
+	tail := assignTail()
+	if tail == nil || len(next) < len(tail) {
+		return false
+	}
+	for i, t := range tail {
+		if next[i].String() != t {
+			return false
+		}
+	}
+	return true
+}
+
+// assignReach is how many bytes past its operator's first byte the
+// assignment tail can end (operator, then up to 5 of [\x60'"\s=]).
+const assignReach = 4 + 5
 
 // newRuleWindows returns nil when no rule of cfg can be windowed.
 func newRuleWindows(cfg config.Config) *ruleWindows {
@@ -104,7 +125,6 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 	}
 	w := &ruleWindows{cfg: cfg, wholeCfg: cfg}
 	w.wholeCfg.Rules = map[string]config.Rule{}
-	tail := strings.Join(assignTail(), "")
 	for id, r := range cfg.Rules {
 		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 || required[id] {
 			w.wholeCfg.Rules[id] = r
@@ -117,7 +137,12 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		}
 		a, ok := anchorsOf(r.Regex.String())
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
-		wr.assign = tail != "" && strings.HasPrefix(a.next, tail)
+		if ok && isAssignTail(a.next) {
+			wr.assign = true
+			for _, n := range a.next[len(assignTail()):] {
+				wr.assignRest = min(wr.assignRest+newlines(n), unbounded)
+			}
+		}
 		for _, k := range r.Keywords {
 			wr.keywords = append(wr.keywords, strings.ToLower(k))
 		}
@@ -180,7 +205,7 @@ func lowered(text string) (lower, alower string) {
 // with keep, only those rules run.
 func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string]bool, prune *rulePruner) []report.Finding {
 	text := frag.Raw
-	if strings.ContainsAny(text, foldRunes) {
+	if hasFoldRune(text) {
 		d := w.all()
 		if keep != nil {
 			d = prune.detector(w.cfg, keep, 0)
@@ -236,6 +261,12 @@ func (w *ruleWindows) runsWhole(frag fragment) bool {
 	return false
 }
 
+// hasFoldRune is strings.ContainsAny(text, foldRunes), faster: IndexAny
+// decodes every rune of a text, Index skips to a rare first byte.
+func hasFoldRune(text string) bool {
+	return strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
+}
+
 func newlineOffsets(text string) []int {
 	nl := []int{}
 	for i := 0; ; {
@@ -255,7 +286,7 @@ func (r *windowedRule) windows(text, alower string, nl []int) []window {
 	if !r.anchored {
 		return []window{{0, len(text), 0}}
 	}
-	var lines []int
+	var lines [][2]int
 	for _, a := range r.anchor.anchors {
 		for i := 0; ; {
 			j := strings.Index(alower[i:], a)
@@ -263,28 +294,35 @@ func (r *windowedRule) windows(text, alower string, nl []int) []window {
 				break
 			}
 			at := i + j
-			if !r.assign || operatorFollows(text, at+len(a)) {
-				lines = append(lines, sort.SearchInts(nl, at))
-			}
 			i = at + 1
+			k := sort.SearchInts(nl, at)
+			first, last := max(k-r.anchor.before, 0), k+r.anchor.after
+			if r.assign {
+				o := operatorReach(text, at+len(a))
+				if o < 0 {
+					continue
+				}
+				last = min(last, sort.SearchInts(nl, min(o+assignReach, len(text)))+r.assignRest)
+			}
+			lines = append(lines, [2]int{first, last})
 		}
 	}
-	return lineWindows(text, nl, lines, r.anchor.before, r.anchor.after)
+	return lineWindows(text, nl, lines)
 }
 
-// lineWindows merges lines k-before..k+after of each k in lines into
-// windows (see ruleWindows).
-func lineWindows(text string, nl, lines []int, before, after int) []window {
+// lineWindows merges line ranges [first, last] into windows (see
+// ruleWindows).
+func lineWindows(text string, nl []int, lines [][2]int) []window {
 	if len(lines) == 0 {
 		return nil
 	}
-	slices.Sort(lines)
+	slices.SortFunc(lines, func(a, b [2]int) int { return a[0] - b[0] })
 	var out []window
 	for i := 0; i < len(lines); {
-		first, last := max(lines[i]-before, 0), lines[i]+after
+		first, last := lines[i][0], lines[i][1]
 		j := i + 1
-		for j < len(lines) && lines[j]-before <= last+1 {
-			last = max(last, lines[j]+after)
+		for j < len(lines) && lines[j][0] <= last+1 {
+			last = max(last, lines[j][1])
 			j++
 		}
 		w := window{end: len(text)}
@@ -338,7 +376,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 		text, ranges := passes[p], segs[p]
 		lower, alower := lowered(text)
 		present := w.present(lower)
-		fold := strings.ContainsAny(text, foldRunes)
+		fold := hasFoldRune(text)
 		var nl []int
 		for id, r := range w.cfg.Rules {
 			if keep[id] || r.Regex == nil || ctx.Err() != nil {
