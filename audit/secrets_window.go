@@ -78,7 +78,7 @@ type windowedRule struct {
 	// assignRest lines after the line 9 bytes past its operator's start.
 	assign     bool
 	assignRest int
-	det    func() *detect.Detector // the rule alone, without keywords
+	det        func() *detect.Detector // the rule alone, without keywords
 }
 
 // assignTail is what follows the keyword in generic-api-key and in the
