@@ -332,3 +332,98 @@ func lowerByte(c byte) byte {
 	}
 	return c
 }
+
+// precheckOf returns a pattern that matches somewhere in every text the
+// pattern matches, cheaper for Go's regexp: a match's leading nodes that
+// may match nothing are left out (what is left matches a suffix of the
+// match), and so are its trailing ones, the last node kept matching only
+// its shortest repetitions (what is left matches a prefix). "" when that
+// leaves the pattern as it is.
+func precheckOf(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return ""
+	}
+	subs := re.Sub
+	for len(subs) > 0 && nullable(subs[0]) {
+		subs = subs[1:]
+	}
+	for len(subs) > 0 && nullable(subs[len(subs)-1]) {
+		subs = subs[:len(subs)-1]
+	}
+	if len(subs) == 0 {
+		return ""
+	}
+	out := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags}
+	out.Sub = append(slices.Clone(subs[:len(subs)-1]), truncEnd(subs[len(subs)-1]))
+	s := out.String()
+	if s == re.String() {
+		return ""
+	}
+	return s
+}
+
+// truncEnd returns a pattern matching a prefix of every match of re.
+func truncEnd(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpCapture:
+		return truncEnd(re.Sub[0])
+	case syntax.OpAlternate:
+		c := *re
+		c.Sub = make([]*syntax.Regexp, len(re.Sub))
+		for i, s := range re.Sub {
+			c.Sub[i] = truncEnd(s)
+		}
+		return &c
+	case syntax.OpConcat:
+		subs := re.Sub
+		for len(subs) > 1 && nullable(subs[len(subs)-1]) {
+			subs = subs[:len(subs)-1]
+		}
+		c := *re
+		c.Sub = append(slices.Clone(subs[:len(subs)-1]), truncEnd(subs[len(subs)-1]))
+		return &c
+	case syntax.OpPlus:
+		return re.Sub[0]
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			c := *re
+			c.Max = re.Min
+			return &c
+		}
+	}
+	return re
+}
+
+// nullable reports whether re can match the empty string.
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return nullable(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullable(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !nullable(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if nullable(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // star, quest, empty match, empty-width assertions
+}

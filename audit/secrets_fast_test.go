@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -454,5 +455,52 @@ func TestScannerFastPathSameResults(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%s: scan differs with the fast path\n got: %v\nwant: %v", file.path, got, want)
 		}
+	}
+}
+
+// TestPrecheckOf: the precheck of each default rule, and of patterns
+// built to trip it, matches every text the pattern matches.
+func TestPrecheckOf(t *testing.T) {
+	cfg := mustDefaultConfig(t)
+	type pat struct{ id, re string }
+	var pats []pat
+	for id, r := range cfg.Rules {
+		if r.Regex != nil {
+			pats = append(pats, pat{id, r.Regex.String()})
+		}
+	}
+	for _, p := range []string{`x{0,3}ab{2,5}(c|d{3,})e?`, `\bkey\s{0,2}=\s*([a-z]{4,8}|[0-9]+)$`, `(?i)(a|b)+c{1,}`} {
+		pats = append(pats, pat{p, p})
+	}
+	texts := []string{"xxabbbbddddde", "key = abcdefgh", "key =12345", "AbAbCC", "ab"}
+	for i, f := range engineTexts(t) {
+		// A sample of the generated texts full of secrets and of the others
+		// (every rule over every text takes minutes).
+		if strings.HasPrefix(f.path, "gen/") && i%(16*sample(4)) == 0 || i%(256*sample(4)) == 0 {
+			texts = append(texts, f.text)
+		}
+	}
+	checked := 0
+	for _, p := range pats {
+		pre := precheckOf(p.re)
+		if pre == "" {
+			continue
+		}
+		re := regexp.MustCompile(p.re)
+		pr, err := regexp.Compile(pre)
+		if err != nil {
+			t.Fatalf("%s: precheck %q does not compile: %v", p.id, pre, err)
+		}
+		checked++
+		for _, text := range texts {
+			for _, m := range re.FindAllStringIndex(text, -1) {
+				if !pr.MatchString(text[m[0]:m[1]]) {
+					t.Fatalf("%s: precheck %q does not match the match %q", p.id, pre, text[m[0]:m[1]])
+				}
+			}
+		}
+	}
+	if checked < 150 {
+		t.Errorf("only %d patterns have a precheck", checked)
 	}
 }

@@ -66,8 +66,11 @@ type ruleWindows struct {
 }
 
 type windowedRule struct {
-	id       string
-	re       *regexp.Regexp
+	id string
+	re *regexp.Regexp
+	// pre matches wherever re does, and is cheaper (precheckOf); nil:
+	// none.
+	pre      *regexp.Regexp
 	anchored bool     // else its window is the whole text
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
@@ -137,6 +140,9 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		}
 		a, ok := anchorsOf(r.Regex.String())
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
+		if p := precheckOf(r.Regex.String()); p != "" {
+			wr.pre, _ = regexp.Compile(p) // nil if it does not compile: no precheck
+		}
 		if ok && isAssignTail(a.next) {
 			wr.assign = true
 			for _, n := range a.next[len(assignTail()):] {
@@ -236,7 +242,7 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 		}
 		for _, win := range r.windows(text, alower, nl) {
 			sub := text[win.start:win.end]
-			if !r.re.MatchString(sub) {
+			if !r.matches(sub) {
 				continue
 			}
 			wf := frag
@@ -246,6 +252,14 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 		}
 	}
 	return gitleaksFilter(out)
+}
+
+// matches reports whether the rule's pattern matches sub.
+func (r *windowedRule) matches(sub string) bool {
+	if r.pre != nil && !r.pre.MatchString(sub) {
+		return false
+	}
+	return r.re.MatchString(sub)
 }
 
 // runsWhole reports whether the whole detector can report on frag.
@@ -401,7 +415,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				if ranges != nil && !touchesAny(ranges, win.start, win.end) {
 					continue
 				}
-				if matchTouches(r.Regex, text[win.start:win.end], win.start, ranges) {
+				if sub := text[win.start:win.end]; (wr.pre == nil || wr.pre.MatchString(sub)) && matchTouches(r.Regex, sub, win.start, ranges) {
 					keep[id] = true
 					break
 				}
