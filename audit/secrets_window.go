@@ -309,19 +309,75 @@ func (r *windowedRule) windows(text, alower string, nl []int) []window {
 			}
 			at := i + j
 			i = at + 1
-			k := sort.SearchInts(nl, at)
-			first, last := max(k-r.anchor.before, 0), k+r.anchor.after
-			if r.assign {
-				o := operatorReach(text, at+len(a))
-				if o < 0 {
-					continue
-				}
-				last = min(last, sort.SearchInts(nl, min(o+assignReach, len(text)))+r.assignRest)
+			if l, ok := r.occurrenceLines(text, nl, at, len(a)); ok {
+				lines = append(lines, l)
 			}
-			lines = append(lines, [2]int{first, last})
 		}
 	}
 	return lineWindows(text, nl, lines)
+}
+
+// windowsNear is windows restricted to the ones that can hold a match
+// touching one of ranges: an anchor more than after lines before a range's
+// first line, or more than before lines past its last, gives a window
+// whose matches end before the range or start after it.
+func (r *windowedRule) windowsNear(text, alower string, nl []int, ranges [][2]int) []window {
+	longest := 0
+	for _, a := range r.anchor.anchors {
+		longest = max(longest, len(a))
+	}
+	lineStart := func(l int) int {
+		if l <= 0 {
+			return 0
+		}
+		if l > len(nl) {
+			return len(text)
+		}
+		return nl[l-1] + 1
+	}
+	var regions [][2]int
+	for _, rg := range ranges {
+		l0, l1 := sort.SearchInts(nl, rg[0]), sort.SearchInts(nl, rg[1])
+		from := lineStart(l0 - r.anchor.after)
+		to := min(lineStart(l1+r.anchor.before+1)+longest, len(text))
+		if n := len(regions); n > 0 && from <= regions[n-1][1] {
+			regions[n-1][1] = max(regions[n-1][1], to)
+			continue
+		}
+		regions = append(regions, [2]int{from, to})
+	}
+	var lines [][2]int
+	for _, a := range r.anchor.anchors {
+		for _, rg := range regions {
+			for i := rg[0]; i < rg[1]; {
+				j := strings.Index(alower[i:rg[1]], a)
+				if j < 0 {
+					break
+				}
+				at := i + j
+				i = at + 1
+				if l, ok := r.occurrenceLines(text, nl, at, len(a)); ok {
+					lines = append(lines, l)
+				}
+			}
+		}
+	}
+	return lineWindows(text, nl, lines)
+}
+
+// occurrenceLines is the line range around an anchor at offset at (see
+// windows); ok is false when it cannot be a match's anchor.
+func (r *windowedRule) occurrenceLines(text string, nl []int, at, n int) ([2]int, bool) {
+	k := sort.SearchInts(nl, at)
+	first, last := max(k-r.anchor.before, 0), k+r.anchor.after
+	if r.assign {
+		o := operatorReach(text, at+n)
+		if o < 0 {
+			return [2]int{}, false
+		}
+		last = min(last, sort.SearchInts(nl, min(o+assignReach, len(text)))+r.assignRest)
+	}
+	return [2]int{first, last}, true
 }
 
 // lineWindows merges line ranges [first, last] into windows (see
@@ -389,29 +445,32 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 	for p := 1; p < len(passes); p++ {
 		text, ranges := passes[p], segs[p]
 		lower, alower := lowered(text)
-		present := w.present(lower)
+		var present map[string]bool
 		fold := hasFoldRune(text)
-		var nl []int
+		nl := newlineOffsets(text)
 		for id, r := range w.cfg.Rules {
 			if keep[id] || r.Regex == nil || ctx.Err() != nil {
 				continue
 			}
-			var kws []string
-			for _, k := range r.Keywords {
-				kws = append(kws, strings.ToLower(k))
-			}
-			if !runs(kws, present) {
-				continue
-			}
 			wr := w.windowedRule(id)
-			if wr == nil || !wr.anchored || fold {
-				keep[id] = matchTouches(r.Regex, text, 0, ranges)
+			if wr == nil || !wr.anchored || fold || ranges == nil {
+				// gitleaks' prefilter, then the whole text. (An anchored
+				// rule is kept by its matches alone, without asking for
+				// its keywords: keeping a rule gitleaks would not run
+				// costs only time.)
+				if present == nil {
+					present = w.present(lower)
+				}
+				var kws []string
+				for _, k := range r.Keywords {
+					kws = append(kws, strings.ToLower(k))
+				}
+				if runs(kws, present) && matchTouches(r.Regex, text, 0, ranges) {
+					keep[id] = true
+				}
 				continue
 			}
-			if nl == nil {
-				nl = newlineOffsets(text)
-			}
-			for _, win := range wr.windows(text, alower, nl) {
+			for _, win := range wr.windowsNear(text, alower, nl, ranges) {
 				if ranges != nil && !touchesAny(ranges, win.start, win.end) {
 					continue
 				}

@@ -128,6 +128,37 @@ func TestFastDetectWindowEdges(t *testing.T) {
 	}
 }
 
+// TestFastDetectDecodedSecrets: texts full of encoded values, some of
+// them secrets (decodeTexts), and fake secrets encoded next to keywords.
+func TestFastDetectDecodedSecrets(t *testing.T) {
+	f, stock := defaultFast(t)
+	fake := secrettest.Make(13)
+	b64 := base64.StdEncoding.EncodeToString
+	texts := decodeTexts(2000 / sample(10))
+	for _, s := range []string{fake.GitHub, fake.Slack, fake.Stripe, fake.AWSKeyID, fake.JWT, fake.APIKey} {
+		texts = append(texts,
+			"api_key = "+b64([]byte(s))+"\n",
+			"x\n"+b64([]byte("token: "+s))+"\ny = 1\n",
+			"u = \"%74%6f%6b%65%6e%3d"+s+"\"\n",
+			fmt.Sprintf("h = %x\n", "secret="+s),
+			"s = \"\\u0074oken=\\u0022"+s+"\"\n",
+			b64([]byte(b64([]byte("password: "+s))))+"\n")
+	}
+	found := 0
+	for i, text := range texts {
+		frag := fragment{Raw: text, FilePath: "dec.txt", StartLine: 1 + i%3}
+		if !sameFindings(t, f, stock, frag) {
+			t.Fatal("a text did not take the fast path")
+		}
+		if len(stock.DetectContext(context.Background(), frag)) > 0 {
+			found++
+		}
+	}
+	if found < 20 {
+		t.Errorf("only %d texts with findings", found)
+	}
+}
+
 // TestFastDetectMatchesStockOnTree compares the fast path with gitleaks'
 // detector on every text file of a tree: CTXPACK_SCAN_TREE=DIR (a checkout,
 // e.g. of prometheus or hugo); without it, on the generated tree
