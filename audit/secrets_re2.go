@@ -14,17 +14,16 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
-// Most of what is left of the scan after fastDetect is Go's regexp running
-// the rules whose keywords a text holds, over the whole text, to find
-// nothing. RE2 (github.com/wasilibs/go-re2, the engine of gitleaks' own
-// release builds, pure Go through wazero) answers "does this rule match
-// anywhere?" several times faster on large texts, but its findings would
+// RE2 (github.com/wasilibs/go-re2, the engine of gitleaks' own release
+// builds, pure Go through wazero) answers "does this rule match anywhere?"
+// faster than Go's regexp over a whole large text, but its findings would
 // come from another engine, it costs ~0.2 s to compile the rules, and
 // go-re2 compiles its WebAssembly module when the process starts (~0.26 s
 // of CPU and ~30 MB, measured with `ctxpack --version`), whatever the
 // input. So it is linked only into builds with the ctxpack_re2 tag
-// (secrets_re2_engine.go), for large trees; without it there is no pruner
-// and the scan is what it was.
+// (secrets_re2_engine.go); without it there is no pruner. Since fastDetect
+// runs each rule only on the lines around its anchors, such builds are
+// slower than the default one on every tree measured (README).
 //
 // rulePruner uses it only to leave out of gitleaks' detector, for one large
 // fragment, the rules that match no text gitleaks would run them on (and,
