@@ -317,54 +317,6 @@ func (r *windowedRule) windows(text, alower string, nl []int) []window {
 	return lineWindows(text, nl, lines)
 }
 
-// windowsNear is windows restricted to the ones that can hold a match
-// touching one of ranges: an anchor more than after lines before a range's
-// first line, or more than before lines past its last, gives a window
-// whose matches end before the range or start after it.
-func (r *windowedRule) windowsNear(text, alower string, nl []int, ranges [][2]int) []window {
-	longest := 0
-	for _, a := range r.anchor.anchors {
-		longest = max(longest, len(a))
-	}
-	lineStart := func(l int) int {
-		if l <= 0 {
-			return 0
-		}
-		if l > len(nl) {
-			return len(text)
-		}
-		return nl[l-1] + 1
-	}
-	var regions [][2]int
-	for _, rg := range ranges {
-		l0, l1 := sort.SearchInts(nl, rg[0]), sort.SearchInts(nl, rg[1])
-		from := lineStart(l0 - r.anchor.after)
-		to := min(lineStart(l1+r.anchor.before+1)+longest, len(text))
-		if n := len(regions); n > 0 && from <= regions[n-1][1] {
-			regions[n-1][1] = max(regions[n-1][1], to)
-			continue
-		}
-		regions = append(regions, [2]int{from, to})
-	}
-	var lines [][2]int
-	for _, a := range r.anchor.anchors {
-		for _, rg := range regions {
-			for i := rg[0]; i < rg[1]; {
-				j := strings.Index(alower[i:rg[1]], a)
-				if j < 0 {
-					break
-				}
-				at := i + j
-				i = at + 1
-				if l, ok := r.occurrenceLines(text, nl, at, len(a)); ok {
-					lines = append(lines, l)
-				}
-			}
-		}
-	}
-	return lineWindows(text, nl, lines)
-}
-
 // occurrenceLines is the line range around an anchor at offset at (see
 // windows); ok is false when it cannot be a match's anchor.
 func (r *windowedRule) occurrenceLines(text string, nl []int, at, n int) ([2]int, bool) {
@@ -445,33 +397,30 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 	for p := 1; p < len(passes); p++ {
 		text, ranges := passes[p], segs[p]
 		lower, alower := lowered(text)
-		var present map[string]bool
+		present := w.present(lower)
 		fold := hasFoldRune(text)
 		nl := newlineOffsets(text)
 		for id, r := range w.cfg.Rules {
 			if keep[id] || r.Regex == nil || ctx.Err() != nil {
 				continue
 			}
-			wr := w.windowedRule(id)
-			if wr == nil || !wr.anchored || fold || ranges == nil {
-				// gitleaks' prefilter, then the whole text. (An anchored
-				// rule is kept by its matches alone, without asking for
-				// its keywords: keeping a rule gitleaks would not run
-				// costs only time.)
-				if present == nil {
-					present = w.present(lower)
-				}
-				var kws []string
-				for _, k := range r.Keywords {
-					kws = append(kws, strings.ToLower(k))
-				}
-				if runs(kws, present) && matchTouches(r.Regex, text, 0, ranges) {
-					keep[id] = true
-				}
+			var kws []string
+			for _, k := range r.Keywords {
+				kws = append(kws, strings.ToLower(k))
+			}
+			if !runs(kws, present) {
 				continue
 			}
-			for _, win := range wr.windowsNear(text, alower, nl, ranges) {
-				if ranges != nil && !touchesAny(ranges, win.start, win.end) {
+			wr := w.windowedRule(id)
+			if wr == nil || !wr.anchored || fold || ranges == nil {
+				keep[id] = matchTouches(r.Regex, text, 0, ranges)
+				continue
+			}
+			// Every window, then those that can hold a match touching a
+			// range: windows from only the anchors near the ranges could
+			// cut a match that merging would have kept whole.
+			for _, win := range wr.windows(text, alower, nl) {
+				if !touchesAny(ranges, win.start, win.end) {
 					continue
 				}
 				if sub := text[win.start:win.end]; (wr.pre == nil || wr.pre.MatchString(sub)) && matchTouches(r.Regex, sub, win.start, ranges) {
