@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
@@ -62,7 +62,10 @@ type ruleWindows struct {
 	wholeAlways bool
 	paths       []*regexp.Regexp
 	all         func() *detect.Detector // every rule, for texts never windowed
-	prefilter   *ahocorasick.Trie       // cfg.Keywords, as gitleaks builds it
+	// lits holds cfg.Keywords (gitleaks' prefilter) and every anchor;
+	// isKeyword and isAnchor tell them apart by id.
+	lits                *literals
+	isKeyword, isAnchor []bool
 }
 
 type windowedRule struct {
@@ -74,6 +77,7 @@ type windowedRule struct {
 	anchored bool     // else its window is the whole text
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
+	anchorID []int // the anchors' ids in ruleWindows.lits
 	// assign: the anchor is followed in the pattern by an optional key
 	// tail, an assignment operator and up to 5 of [\x60'"\s=]
 	// (generic-api-key and the rules built like it); an occurrence not
@@ -174,24 +178,63 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		d.MaxDecodeDepth = 0
 		return d
 	})
-	kws := slices.Sorted(func(yield func(string) bool) {
-		for k := range cfg.Keywords {
-			if !yield(k) {
-				return
-			}
+	ids := map[string]int{}
+	add := func(s string) int {
+		id, ok := ids[s]
+		if !ok {
+			id = len(ids)
+			ids[s] = id
+			w.isKeyword = append(w.isKeyword, false)
+			w.isAnchor = append(w.isAnchor, false)
 		}
-	})
-	w.prefilter = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+		return id
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Keywords)) {
+		w.isKeyword[add(k)] = true
+	}
+	for i := range w.windowed {
+		r := &w.windowed[i]
+		for _, a := range r.anchor.anchors {
+			id := add(a)
+			w.isAnchor[id] = true
+			r.anchorID = append(r.anchorID, id)
+		}
+	}
+	strs := make([]string, len(ids))
+	for s, id := range ids {
+		strs[id] = s
+	}
+	w.lits = newLiterals(strs)
 	return w
 }
 
-// present is gitleaks' prefilter: the keywords in the lowercased text.
-func (w *ruleWindows) present(lower string) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range w.prefilter.MatchString(lower) {
-		out[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
+// textLiterals is what one pass of lits over a text found: the keywords
+// gitleaks' prefilter finds (substrings of the lowercased text, as its
+// trie reports them) and the anchors' offsets in the ASCII-lowercased text.
+type textLiterals struct {
+	present map[string]bool
+	at      [][]int // by anchor id
+}
+
+// scanLiterals finds the keywords in lower and the anchors in alower (one
+// pass when they are the same text).
+func (w *ruleWindows) scanLiterals(lower, alower string) textLiterals {
+	t := textLiterals{present: map[string]bool{}, at: make([][]int, len(w.lits.strs))}
+	hit := func(id, at int) {
+		if w.isKeyword[id] {
+			t.present[w.lits.strs[id]] = true
+		}
+		if w.isAnchor[id] {
+			t.at[id] = append(t.at[id], at)
+		}
 	}
-	return out
+	if lower == alower {
+		w.lits.scan(lower, nil, hit)
+		return t
+	}
+	w.lits.scan(lower, w.isKeyword, func(id, _ int) { t.present[w.lits.strs[id]] = true })
+	w.lits.scan(alower, w.isAnchor, func(id, at int) { t.at[id] = append(t.at[id], at) })
+	return t
 }
 
 // lowered returns strings.ToLower(text) (gitleaks' prefilter input) and
@@ -226,12 +269,11 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 		}
 		out = whole.DetectContext(ctx, frag)
 	}
-	lower, alower := lowered(text)
-	present := w.present(lower)
+	lits := w.scanLiterals(lowered(text))
 	var nl []int
 	for i := range w.windowed {
 		r := &w.windowed[i]
-		if keep != nil && !keep[r.id] || !runs(r.keywords, present) {
+		if keep != nil && !keep[r.id] || !runs(r.keywords, lits.present) {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -240,7 +282,7 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 		if nl == nil {
 			nl = newlineOffsets(text)
 		}
-		for _, win := range r.windows(text, alower, nl) {
+		for _, win := range r.windows(text, nl, lits) {
 			sub := text[win.start:win.end]
 			if !r.matches(sub) {
 				continue
@@ -294,22 +336,16 @@ func newlineOffsets(text string) []int {
 }
 
 // windows returns the windows of text that hold every possible match of
-// the rule (see ruleWindows), in order; alower is asciiLower(text) and nl
-// the offsets of its '\n'.
-func (r *windowedRule) windows(text, alower string, nl []int) []window {
+// the rule (see ruleWindows), in order; nl holds the offsets of its '\n'
+// and lits what scanLiterals found in it.
+func (r *windowedRule) windows(text string, nl []int, lits textLiterals) []window {
 	if !r.anchored {
 		return []window{{0, len(text), 0}}
 	}
 	var lines [][2]int
-	for _, a := range r.anchor.anchors {
-		for i := 0; ; {
-			j := strings.Index(alower[i:], a)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			i = at + 1
-			if l, ok := r.occurrenceLines(text, nl, at, len(a)); ok {
+	for i, id := range r.anchorID {
+		for _, at := range lits.at[id] {
+			if l, ok := r.occurrenceLines(text, nl, at, len(r.anchor.anchors[i])); ok {
 				lines = append(lines, l)
 			}
 		}
@@ -396,8 +432,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 	keep := map[string]bool{}
 	for p := 1; p < len(passes); p++ {
 		text, ranges := passes[p], segs[p]
-		lower, alower := lowered(text)
-		present := w.present(lower)
+		lits := w.scanLiterals(lowered(text))
 		fold := hasFoldRune(text)
 		nl := newlineOffsets(text)
 		for id, r := range w.cfg.Rules {
@@ -408,7 +443,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			for _, k := range r.Keywords {
 				kws = append(kws, strings.ToLower(k))
 			}
-			if !runs(kws, present) {
+			if !runs(kws, lits.present) {
 				continue
 			}
 			wr := w.windowedRule(id)
@@ -419,7 +454,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			// Every window, then those that can hold a match touching a
 			// range: windows from only the anchors near the ranges could
 			// cut a match that merging would have kept whole.
-			for _, win := range wr.windows(text, alower, nl) {
+			for _, win := range wr.windows(text, nl, lits) {
 				if !touchesAny(ranges, win.start, win.end) {
 					continue
 				}

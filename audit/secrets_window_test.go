@@ -5,12 +5,15 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
 
 	"github.com/ctxpack/ctxpack/internal/secrettest"
 )
@@ -210,4 +213,49 @@ func TestFastDetectMatchesStockOnTree(t *testing.T) {
 		found += len(want)
 	}
 	t.Logf("%d files, %d findings", len(files), found)
+}
+
+// TestLiteralsMatchSearch compares literals with strings.Index (every
+// occurrence of every anchor and keyword) and the keywords found with
+// gitleaks' prefilter trie, on real and generated texts.
+func TestLiteralsMatchSearch(t *testing.T) {
+	f, _ := defaultFast(t)
+	w := f.rules
+	cfg := mustDefaultConfig(t)
+	trie := ahocorasick.NewTrieBuilder().AddStrings(slices.Sorted(maps.Keys(cfg.Keywords))).Build()
+	var texts []string
+	for i, file := range engineTexts(t) {
+		if i%sample(4) == 0 {
+			texts = append(texts, file.text)
+		}
+	}
+	texts = append(texts, "", "k", "ke", "KEY", "s.s.", "hvs.hvs.", "ſecret \u212aey")
+	for _, text := range texts {
+		lower, alower := lowered(text)
+		lits := w.scanLiterals(lower, alower)
+		want := map[string]bool{}
+		for _, m := range trie.MatchString(lower) {
+			want[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
+		}
+		if !maps.Equal(lits.present, want) {
+			t.Fatalf("keywords in %.80q: %v, gitleaks' prefilter %v", text, lits.present, want)
+		}
+		for id, s := range w.lits.strs {
+			if !w.isAnchor[id] {
+				continue
+			}
+			var at []int
+			for i := 0; ; {
+				j := strings.Index(alower[i:], s)
+				if j < 0 {
+					break
+				}
+				at = append(at, i+j)
+				i += j + 1
+			}
+			if !slices.Equal(lits.at[id], at) {
+				t.Fatalf("anchor %q in %.80q at %v, strings.Index %v", s, text, lits.at[id], at)
+			}
+		}
+	}
 }
