@@ -72,8 +72,9 @@ type windowedRule struct {
 	id string
 	re *regexp.Regexp
 	// pre matches wherever re does, and is cheaper (precheckOf); nil:
-	// none.
-	pre      *regexp.Regexp
+	// none. Compiled on first use: compiling all of them would add ~40 ms
+	// to every scan, most of whose rules never see a window.
+	pre      func() *regexp.Regexp
 	anchored bool     // else its window is the whole text
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
@@ -144,9 +145,15 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		}
 		a, ok := anchorsOf(r.Regex.String())
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
-		if p := precheckOf(r.Regex.String()); p != "" {
-			wr.pre, _ = regexp.Compile(p) // nil if it does not compile: no precheck
-		}
+		pattern := r.Regex.String()
+		wr.pre = sync.OnceValue(func() *regexp.Regexp {
+			if p := precheckOf(pattern); p != "" {
+				if re, err := regexp.Compile(p); err == nil {
+					return re
+				}
+			}
+			return nil
+		})
 		if ok && isAssignTail(a.next) {
 			wr.assign = true
 			for _, n := range a.next[len(assignTail()):] {
@@ -298,7 +305,7 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 
 // matches reports whether the rule's pattern matches sub.
 func (r *windowedRule) matches(sub string) bool {
-	if r.pre != nil && !r.pre.MatchString(sub) {
+	if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
 		return false
 	}
 	return r.re.MatchString(sub)
@@ -458,7 +465,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				if !touchesAny(ranges, win.start, win.end) {
 					continue
 				}
-				if sub := text[win.start:win.end]; (wr.pre == nil || wr.pre.MatchString(sub)) && matchTouches(r.Regex, sub, win.start, ranges) {
+				if sub := text[win.start:win.end]; wr.matches(sub) && matchTouches(r.Regex, sub, win.start, ranges) {
 					keep[id] = true
 					break
 				}
