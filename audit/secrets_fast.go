@@ -28,7 +28,7 @@ import (
 //     anything to decode. When it cannot, the decoding passes would not
 //     run either, and one pass without them gives the same findings.
 //   - When it might, the decoding passes are made with nativeEncodings
-//     (gitleaks' decoder where a unicode escape may be), and a rule runs
+//     (gitleaks' decoder on invalid UTF-8 or NUL), and a rule runs
 //     on them only when one of its matches there touches a decoded value,
 //     the matches gitleaks keeps (decodedRules). Usually none does, and
 //     the first pass gives the findings; otherwise gitleaks' detector with
