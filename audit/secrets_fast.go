@@ -199,8 +199,8 @@ func asciiLower(s string) string {
 
 // mayDecode reports whether gitleaks' decoder (detect/codec, v8.30.1) could
 // find an encoded segment in text, the condition for its decoding passes.
-// It may say yes when the decoder finds nothing (the stock detector then
-// runs, at the usual cost); it never says no when the decoder would find
+// It may say yes when the decoder finds nothing (the decoding passes are
+// then made, to find nothing); it never says no when the decoder would find
 // something. The decoder searches with
 //
 //	(?P<percent>%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)|
