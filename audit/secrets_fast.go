@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"maps"
-	"regexp/syntax"
 	"slices"
-	"sort"
 	"strings"
+	"sync"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -15,44 +14,36 @@ import (
 )
 
 // A profile of the secret scan (bench/, 10,000 generated files) puts ~95% of
-// gitleaks' time in two regular expressions that Go's regexp runs as an NFA
-// over every byte of every file: the decoder's search for encoded text
-// (base64, hex, percent, unicode), which runs after the first pass on every
-// fragment, and the default `generic-api-key` rule, whose keywords (key,
-// token, api, auth, …) are in nearly every source file. fastDetect gets
-// gitleaks' exact findings with less of that work:
+// gitleaks' time in regular expressions that Go's regexp runs as an NFA
+// over every byte of every file: the rules whose keywords a file holds
+// (generic-api-key's — key, token, api, auth, … — are in nearly every
+// source file) and the decoder's search for encoded text (base64, hex,
+// percent, unicode), which runs after the first pass on every fragment.
+// fastDetect gets gitleaks' exact findings with less of that work:
 //
+//   - ruleWindows runs each rule whose matches hold one of a few literals
+//     (its anchors) only on the lines around them, the others on the
+//     whole text (see ruleWindows for why the findings are the same).
 //   - mayDecode decides, with a byte loop, whether the decoder would find
-//     anything to decode. When it cannot, the decoding passes would not run
-//     either, and one pass without them gives the same findings. When it
-//     might, the fragment goes through the stock detector.
-//   - generic-api-key runs only on windows of lines that can hold one of its
-//     matches (its keyword followed by an assignment operator, as its pattern
-//     requires), each window reaching as many lines past the keyword as a
-//     match can span. Matches cannot start before their keyword's line and
-//     the windows start on line boundaries (with the preceding '\n', so
-//     gitleaks' line and column arithmetic is unchanged), so each window
-//     yields the same matches as the whole text, and the whole text has no
-//     others. A window holds one of the rule's keywords, so gitleaks'
-//     keyword prefilter would run the rule on that text too; gitleaks' rule
-//     that a generic finding yields to a specific one on the same line is
-//     applied across both detectors.
+//     anything to decode. When it cannot, the decoding passes would not
+//     run either, and one pass without them gives the same findings.
+//   - When it might, the decoding passes are made with nativeEncodings
+//     (gitleaks' decoder on invalid UTF-8 or NUL), and a rule runs
+//     on them only when one of its matches there touches a decoded value,
+//     the matches gitleaks keeps (decodedRules). Usually none does, and
+//     the first pass gives the findings; otherwise gitleaks' detector with
+//     its decoding passes runs with those rules only, for their decoded
+//     findings.
 //
-// It is used only with gitleaks v8.30.1 (whose decoder it mirrors) and when
-// the generic rule is gitleaks' own pattern; anything else goes through the
-// stock detector. The differential tests in secrets_fast_test.go compare it
-// with the stock detector on random, adversarial and real texts.
+// It is used only with gitleaks v8.30.1 (whose decoder and filter it
+// mirrors). The differential tests in secrets_fast_test.go and
+// secrets_window_test.go compare it with the stock detector on random,
+// adversarial and real texts.
 type fastDetect struct {
-	// base has every rule but the generic one, with no decoding passes.
-	base *detect.Detector
-	// generic has only the generic rule, without keywords (the prefilter is
-	// applied here, on the whole text) and without decoding passes; nil
-	// when the generic rule is not windowed.
-	generic  *detect.Detector
-	keywords []string // the generic rule's keywords, lowercased
-	// span is how many lines after its keyword's line a generic match can
-	// end on.
-	span int
+	rules *ruleWindows
+	// decoding is gitleaks' detector over the given rules with its
+	// decoding passes, for the rare fragment a decoded value matches.
+	decoding func(keep map[string]bool) *detect.Detector
 }
 
 // fragment is gitleaks v8's detect.Fragment.
@@ -69,146 +60,81 @@ const (
 	genericPattern = `(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)`
 )
 
-// genericKeywords are the alternatives of genericPattern's keyword group,
-// lowercased: every match contains one of them (ASCII case-insensitively,
-// given no 'ſ' or 'K', see foldRunes).
-var genericKeywords = []string{"access", "auth", "api", "credential", "creds", "key", "passwd", "password", "secret", "token"}
-
 // newFastDetect returns nil when the fast path does not apply to cfg.
 func newFastDetect(cfg config.Config, version string) *fastDetect {
 	if version != fastGitleaksVersion {
 		return nil
 	}
-	f := &fastDetect{}
-	g, ok := cfg.Rules[genericRuleID]
-	// Its keywords must include every keyword of the pattern: then a text
-	// with a window (an ASCII keyword) always passes gitleaks' prefilter.
-	windowed := ok && g.Regex != nil && g.Regex.String() == genericPattern && g.Path == nil &&
-		len(g.RequiredRules) == 0 && !g.SkipReport && hasKeywords(g.Keywords, genericKeywords)
-	for _, r := range cfg.Rules {
-		for _, req := range r.RequiredRules {
-			if req.RuleID == genericRuleID {
-				windowed = false // another rule needs its findings
-			}
-		}
+	rules := newRuleWindows(cfg)
+	if rules == nil {
+		return nil
 	}
-	if windowed {
-		span, ok := maxNewlines(genericPattern)
-		if !ok {
-			windowed = false
+	var mu sync.Mutex
+	cache := map[string]*detect.Detector{}
+	return &fastDetect{rules: rules, decoding: func(keep map[string]bool) *detect.Detector {
+		ids := slices.Sorted(maps.Keys(keep))
+		key := strings.Join(ids, "\x00")
+		mu.Lock()
+		defer mu.Unlock()
+		if d, ok := cache[key]; ok {
+			return d
 		}
-		f.span = span
-	}
-	baseCfg := cfg
-	if windowed {
-		baseCfg.Rules = maps.Clone(cfg.Rules)
-		delete(baseCfg.Rules, genericRuleID)
-		gcfg := cfg
-		g.Keywords = nil
-		gcfg.Rules = map[string]config.Rule{genericRuleID: g}
-		gcfg.Keywords = map[string]struct{}{}
-		f.generic = detect.NewDetector(gcfg)
-		f.generic.MaxDecodeDepth = 0
-		for _, k := range cfg.Rules[genericRuleID].Keywords {
-			f.keywords = append(f.keywords, strings.ToLower(k))
+		c := cfg
+		c.Rules = make(map[string]config.Rule, len(ids))
+		for _, id := range ids {
+			c.Rules[id] = cfg.Rules[id]
 		}
-	}
-	f.base = detect.NewDetector(baseCfg)
-	f.base.MaxDecodeDepth = 0
-	return f
+		d := detect.NewDetector(c)
+		d.MaxDecodeDepth = DecodeDepth
+		if len(cache) < maxPrunedDetectors {
+			cache[key] = d
+		}
+		return d
+	}}
 }
 
 // detect returns gitleaks' findings for frag, or ok=false when the fragment
-// must go through the stock detector (it holds something to decode).
+// must go through the stock detector (a pruner applies to it and it holds
+// something to decode).
 //
 // With a pruner that applies to the fragment, the rules that cannot match
 // it are left out of the detector (rulePruner).
 func (f *fastDetect) detect(ctx context.Context, frag fragment, prune *rulePruner) ([]report.Finding, bool) {
 	text := frag.Raw
-	if mayDecode(text) {
-		return nil, false
-	}
+	decodes := mayDecode(text)
 	var keep map[string]bool
 	if prune.applies(text) {
+		if decodes {
+			return nil, false
+		}
 		keep, _ = prune.keep([]string{text})
 	}
-	return f.detectOnce(ctx, frag, prune, keep), true
+	out := f.detectOnce(ctx, frag, prune, keep)
+	if !decodes {
+		return out, true
+	}
+	passes, segs := decodePassesSegs(text, DecodeDepth, nativeEncodings{})
+	if len(passes) < 2 {
+		return out, true
+	}
+	dec := f.rules.decodedRules(ctx, passes, segs)
+	if len(dec) == 0 {
+		return out, true
+	}
+	for _, g := range f.decoding(dec).DetectContext(ctx, frag) {
+		// Findings of a decoding pass carry the decoding's tags after
+		// the rule's; the first pass's are in out already.
+		if len(g.Tags) > len(f.rules.cfg.Rules[g.RuleID].Tags) {
+			out = append(out, g)
+		}
+	}
+	return gitleaksFilter(out), true
 }
 
 // detectOnce is gitleaks' findings for frag without decoding passes; with
 // keep, only those rules run (prune's detectors).
 func (f *fastDetect) detectOnce(ctx context.Context, frag fragment, prune *rulePruner, keep map[string]bool) []report.Finding {
-	text := frag.Raw
-	base, generic := f.base, f.generic != nil
-	if keep != nil {
-		base = prune.detector(f.base.Config, keep, 0)
-		generic = generic && keep[genericRuleID]
-	}
-	out := base.DetectContext(ctx, frag)
-	if !generic {
-		return out
-	}
-	var gen []report.Finding
-	if strings.ContainsAny(text, foldRunes) {
-		// Case folding can match where an ASCII search sees no keyword:
-		// the whole text, when gitleaks' prefilter would run the rule.
-		if f.runsGeneric(text) {
-			gen = f.generic.DetectContext(ctx, frag)
-		}
-	} else {
-		// A window holds an ASCII keyword, which gitleaks' prefilter finds
-		// too: no window, no run.
-		for _, w := range genericWindows(text, f.span) {
-			wf := frag
-			wf.Raw = text[w.start:w.end]
-			wf.StartLine = frag.StartLine + w.line
-			gen = append(gen, f.generic.DetectContext(ctx, wf)...)
-		}
-	}
-	return append(out, yieldToSpecific(gen, out)...)
-}
-
-// runsGeneric reports whether gitleaks' keyword prefilter selects the
-// generic rule for text: one of its keywords in the lowercased text.
-func (f *fastDetect) runsGeneric(text string) bool {
-	lower := strings.ToLower(text)
-	for _, k := range f.keywords {
-		if strings.Contains(lower, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasKeywords reports whether keywords include each of want, ignoring case.
-func hasKeywords(keywords, want []string) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(keywords, func(k string) bool { return strings.EqualFold(k, w) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// yieldToSpecific drops the generic findings that gitleaks' filter would
-// drop: a generic finding whose secret is inside a specific rule's secret on
-// the same line.
-func yieldToSpecific(gen, specific []report.Finding) []report.Finding {
-	var out []report.Finding
-	for _, g := range gen {
-		keep := true
-		for _, s := range specific {
-			if g.StartLine == s.StartLine && g.Commit == s.Commit && g.RuleID != s.RuleID &&
-				strings.Contains(s.Secret, g.Secret) && !strings.Contains(strings.ToLower(s.RuleID), "generic") {
-				keep = false
-				break
-			}
-		}
-		if keep {
-			out = append(out, g)
-		}
-	}
-	return out
+	return f.rules.detect(ctx, frag, keep, prune)
 }
 
 // foldRunes are the non-ASCII runes that Go's case folding maps to ASCII
@@ -224,73 +150,17 @@ type window struct {
 	line       int
 }
 
-// genericWindows returns the windows that hold every match of the generic
-// pattern in text: for each keyword occurrence followed by what the pattern
-// needs before its value (up to 20 of [ \t\w.-], up to 3 of [\s'"], an
-// operator), its line through span lines after it.
-func genericWindows(text string, span int) []window {
-	lower := asciiLower(text)
-	var lines []int
-	var nl []int
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			nl = append(nl, i)
-		}
-	}
-	lineOf := func(off int) int { return sort.SearchInts(nl, off) }
-	for _, k := range genericKeywords {
-		for i := 0; ; {
-			j := strings.Index(lower[i:], k)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			if operatorFollows(text, at+len(k)) {
-				lines = append(lines, lineOf(at))
-			}
-			i = at + 1
-		}
-	}
-	if len(lines) == 0 {
-		return nil
-	}
-	sort.Ints(lines)
-	var out []window
-	for i := 0; i < len(lines); {
-		first, last := lines[i], lines[i]+span
-		j := i + 1
-		for j < len(lines) && lines[j] <= last+1 {
-			last = max(last, lines[j]+span)
-			j++
-		}
-		w := window{end: len(text)}
-		if first > 0 {
-			w.start, w.line = nl[first-1], first-1
-		}
-		if last < len(nl) {
-			w.end = nl[last] + 1
-		} else if !strings.HasSuffix(text, "\n") {
-			// gitleaks gives a match on a last line without '\n' the whole
-			// fragment up to it as its Line (which gitleaks:allow and line
-			// allowlists read): only the whole text gives the same.
-			return []window{{0, len(text), 0}}
-		}
-		out = append(out, w)
-		i = j
-	}
-	return out
-}
-
-// operatorFollows reports whether, from off, up to 20 bytes of [ \t\w.-]
-// then up to 3 of [\s'"] can be followed by the first byte of one of the
-// pattern's operators (= > : | ? ,).
-func operatorFollows(text string, off int) bool {
+// operatorReach is the last offset at which an operator of the generic
+// pattern (= > : | ? ,) can start after a keyword ending at off: past up
+// to 20 bytes of [ \t\w.-], then up to 3 of [\s'"]; -1 when none can.
+func operatorReach(text string, off int) int {
+	reach := -1
 	for i := 0; i <= 20 && off+i <= len(text); i++ {
 		q := off + i
 		for j := 0; j <= 3 && q+j < len(text); j++ {
 			switch text[q+j] {
 			case '=', '>', ':', '|', '?', ',':
-				return true
+				reach = max(reach, q+j)
 			}
 			if !isSpaceQuote(text[q+j]) {
 				break
@@ -300,7 +170,7 @@ func operatorFollows(text string, off int) bool {
 			break
 		}
 	}
-	return false
+	return reach
 }
 
 func isKeyTail(c byte) bool {
@@ -327,81 +197,10 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// maxNewlines is the most '\n' a match of pattern can hold; ok is false when
-// it is unbounded or the pattern has an assertion a window could change (a
-// begin-of-text or word boundary: windows start at line boundaries, but
-// their first line is the empty one before the '\n').
-func maxNewlines(pattern string) (int, bool) {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return 0, false
-	}
-	const inf = 1 << 30
-	var walk func(*syntax.Regexp) int
-	bad := false
-	walk = func(re *syntax.Regexp) int {
-		switch re.Op {
-		case syntax.OpLiteral:
-			return strings.Count(string(re.Rune), "\n")
-		case syntax.OpCharClass:
-			for i := 0; i+1 < len(re.Rune); i += 2 {
-				if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
-					return 1
-				}
-			}
-			return 0
-		case syntax.OpAnyChar:
-			return 1
-		case syntax.OpAnyCharNotNL, syntax.OpEmptyMatch, syntax.OpEndText, syntax.OpEndLine:
-			return 0
-		case syntax.OpBeginText, syntax.OpBeginLine, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-			bad = true
-			return 0
-		case syntax.OpCapture:
-			return walk(re.Sub[0])
-		case syntax.OpConcat:
-			n := 0
-			for _, s := range re.Sub {
-				n += walk(s)
-			}
-			return min(n, inf)
-		case syntax.OpAlternate:
-			n := 0
-			for _, s := range re.Sub {
-				n = max(n, walk(s))
-			}
-			return n
-		case syntax.OpQuest:
-			return walk(re.Sub[0])
-		case syntax.OpStar, syntax.OpPlus:
-			if walk(re.Sub[0]) > 0 {
-				return inf
-			}
-			return 0
-		case syntax.OpRepeat:
-			n := walk(re.Sub[0])
-			if n == 0 {
-				return 0
-			}
-			if re.Max < 0 {
-				return inf
-			}
-			return min(n*re.Max, inf)
-		}
-		bad = true
-		return 0
-	}
-	n := walk(re)
-	if bad || n >= inf {
-		return 0, false
-	}
-	return n, true
-}
-
 // mayDecode reports whether gitleaks' decoder (detect/codec, v8.30.1) could
 // find an encoded segment in text, the condition for its decoding passes.
-// It may say yes when the decoder finds nothing (the stock detector then
-// runs, at the usual cost); it never says no when the decoder would find
+// It may say yes when the decoder finds nothing (the decoding passes are
+// then made, to find nothing); it never says no when the decoder would find
 // something. The decoder searches with
 //
 //	(?P<percent>%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)|

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func defaultFast(t testing.TB) (*fastDetect, *detect.Detector) {
 		t.Fatal(err)
 	}
 	f := newFastDetect(cfg, fastGitleaksVersion)
-	if f == nil || f.generic == nil {
+	if f == nil {
 		t.Fatal("the fast path does not apply to gitleaks' default config")
 	}
 	stock := detect.NewDetector(cfg)
@@ -50,23 +51,63 @@ func defaultFast(t testing.TB) (*fastDetect, *detect.Detector) {
 	return f, stock
 }
 
+// genericKeywords are the alternatives of genericPattern's keyword group,
+// lowercased.
+var genericKeywords = []string{"access", "api", "auth", "credential", "creds", "key", "passwd", "password", "secret", "token"}
+
 func TestFastPathAppliesToDefaultRules(t *testing.T) {
 	f, _ := defaultFast(t)
-	if f.span != 9 {
-		t.Errorf("generic-api-key spans %d lines after its keyword, want 9", f.span)
+	g := f.rules.windowedRule(genericRuleID)
+	if g == nil {
+		t.Fatal("generic-api-key is not windowed")
+	}
+	if !slices.Equal(g.anchor.anchors, genericKeywords) || g.anchor.before != 0 || g.anchor.after != 9 || !g.assign || g.assignRest != 1 {
+		t.Errorf("generic-api-key: anchors %q, %d lines before, %d after, assignment %v (%d lines after its value); want %q, 0, 9, true (1)",
+			g.anchor.anchors, g.anchor.before, g.anchor.after, g.assign, g.assignRest, genericKeywords)
+	}
+	// The rules gitleaks generates like it (twitter, adobe, …) are
+	// recognised as assignments too.
+	for _, id := range []string{"twitter-api-key", "adobe-client-id", "etsy-access-token"} {
+		if r := f.rules.windowedRule(id); r == nil || !r.assign {
+			t.Errorf("%s is not windowed as an assignment", id)
+		}
+	}
+	if r := f.rules.windowedRule("jwt"); r == nil || r.assign {
+		t.Error("jwt is windowed as an assignment")
+	}
+	for _, text := range []string{"abc", "ſ", "\u212a", "é\u212ax", "\xc5"} {
+		if hasFoldRune(text) != strings.ContainsAny(text, foldRunes) {
+			t.Errorf("hasFoldRune(%q) = %v", text, hasFoldRune(text))
+		}
+	}
+	// Most default rules are windowed; the ones that are not have a match
+	// without a literal or reaching across any number of lines.
+	n := 0
+	for _, r := range f.rules.windowed {
+		if r.anchored {
+			n++
+		}
+	}
+	if n < 200 {
+		t.Errorf("only %d default rules are windowed", n)
+	}
+	for _, id := range []string{"private-key", "curl-auth-user", "kubernetes-secret-yaml"} {
+		if r := f.rules.windowedRule(id); r == nil || r.anchored {
+			t.Errorf("%s is windowed, but its matches can span any number of lines", id)
+		}
 	}
 	if newFastDetect(mustDefaultConfig(t), "v8.31.0") != nil {
 		t.Error("the fast path must only be used with the gitleaks version it mirrors")
 	}
-	// With fewer keywords than its pattern has, the rule would not run on
-	// some texts with a window: it is not windowed.
+	// A rule another rule requires runs on the whole text.
 	cfg := mustDefaultConfig(t)
-	g := cfg.Rules[genericRuleID]
-	g.Keywords = []string{"secret"}
 	cfg.Rules = maps.Clone(cfg.Rules)
-	cfg.Rules[genericRuleID] = g
-	if f := newFastDetect(cfg, fastGitleaksVersion); f == nil || f.generic != nil {
-		t.Error("generic-api-key with fewer keywords than its pattern must not be windowed")
+	gh := cfg.Rules["github-pat"]
+	gh.RequiredRules = []*config.Required{{RuleID: "jwt"}}
+	cfg.Rules["github-pat"] = gh
+	f2 := newFastDetect(cfg, fastGitleaksVersion)
+	if f2.rules.windowedRule("jwt") != nil || f2.rules.windowedRule("github-pat") != nil {
+		t.Error("a rule with required rules, or required by one, must not be windowed")
 	}
 	s, err := NewScanner(ScannerOptions{})
 	if err != nil {
@@ -85,25 +126,42 @@ func mustDefaultConfig(t testing.TB) config.Config {
 	return cfg
 }
 
-func TestMaxNewlines(t *testing.T) {
+func TestAnchorsOf(t *testing.T) {
 	for _, c := range []struct {
-		re   string
-		n    int
-		okay bool
+		re            string
+		anchors       []string
+		before, after int
+		ok            bool
 	}{
-		{`abc`, 0, true},
-		{`a\nb`, 1, true},
-		{`[\s]{0,3}x`, 3, true},
-		{`a\s*b`, 0, false},
-		{`(?s)a.{2}`, 2, true},
-		{`a.*b`, 0, true},
-		{`^a`, 0, false},
-		{`\bkey`, 0, false},
-		{`a$`, 0, true},
+		{`abc`, []string{"abc"}, 0, 0, true},
+		{`a\nbc`, []string{"a\nbc"}, 0, 1, true},
+		{`(?i)x[\s]{0,3}KEY[\s]{0,2}=`, []string{"key"}, 3, 2, true},
+		{`(?i)\b(?:ghp|gho)_[a-z]{4}`, []string{"ghp_", "gho_"}, 0, 0, true},
+		{`[Aa]pi|API`, []string{"api"}, 0, 0, true},
+		{`(?:foo|ba)r\s{0,4}=`, []string{"bar", "foor"}, 0, 4, true},
+		{`(ab|cd[\n]{1,3})+x`, []string{"ab", "cd"}, 0, 0, false}, // unbounded reach
+		{`token\s*=`, nil, 0, 0, false},
+		{`[a-z]{10}`, nil, 0, 0, false},
+		{`x|yz`, nil, 0, 0, false}, // a one-byte alternative
+		{`(?i)clé`, nil, 0, 0, false},
+		{`(?:ab){2}c`, []string{"ababc"}, 0, 0, true},
+		{`\d{3}(?:ab|cd){1,2}\n?`, []string{"ab", "cd"}, 0, 1, true},
+		{`(?:x\n?ab|cd)+`, nil, 0, 0, false},
+		{`(?:x\n?ab|cd){1,3}`, []string{"cd", "x\nab", "xab"}, 3, 3, true},
+		{`(?i)[\w.-]{0,50}?(?:secret|passw(?:or)?d)[ \t\w.-]{0,20}[\s'"]{0,3}=\s?x`, []string{"passwd", "password", "secret"}, 0, 4, true},
 	} {
-		n, ok := maxNewlines(c.re)
-		if ok != c.okay || (ok && n != c.n) {
-			t.Errorf("maxNewlines(%q) = %d, %v; want %d, %v", c.re, n, ok, c.n, c.okay)
+		a, ok := anchorsOf(c.re)
+		if ok != c.ok {
+			t.Errorf("anchorsOf(%q): ok %v, want %v (%+v)", c.re, ok, c.ok, a)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want := slices.Clone(c.anchors)
+		slices.Sort(want)
+		if !slices.Equal(a.anchors, want) || a.before != c.before || a.after != c.after {
+			t.Errorf("anchorsOf(%q) = %q, %d, %d; want %q, %d, %d", c.re, a.anchors, a.before, a.after, want, c.before, c.after)
 		}
 	}
 }
@@ -397,5 +455,52 @@ func TestScannerFastPathSameResults(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%s: scan differs with the fast path\n got: %v\nwant: %v", file.path, got, want)
 		}
+	}
+}
+
+// TestPrecheckOf: the precheck of each default rule, and of patterns
+// built to trip it, matches every text the pattern matches.
+func TestPrecheckOf(t *testing.T) {
+	cfg := mustDefaultConfig(t)
+	type pat struct{ id, re string }
+	var pats []pat
+	for id, r := range cfg.Rules {
+		if r.Regex != nil {
+			pats = append(pats, pat{id, r.Regex.String()})
+		}
+	}
+	for _, p := range []string{`x{0,3}ab{2,5}(c|d{3,})e?`, `\bkey\s{0,2}=\s*([a-z]{4,8}|[0-9]+)$`, `(?i)(a|b)+c{1,}`} {
+		pats = append(pats, pat{p, p})
+	}
+	texts := []string{"xxabbbbddddde", "key = abcdefgh", "key =12345", "AbAbCC", "ab"}
+	for i, f := range engineTexts(t) {
+		// A sample of the generated texts full of secrets and of the others
+		// (every rule over every text takes minutes).
+		if strings.HasPrefix(f.path, "gen/") && i%(16*sample(4)) == 0 || i%(256*sample(4)) == 0 {
+			texts = append(texts, f.text)
+		}
+	}
+	checked := 0
+	for _, p := range pats {
+		pre := precheckOf(p.re)
+		if pre == "" {
+			continue
+		}
+		re := regexp.MustCompile(p.re)
+		pr, err := regexp.Compile(pre)
+		if err != nil {
+			t.Fatalf("%s: precheck %q does not compile: %v", p.id, pre, err)
+		}
+		checked++
+		for _, text := range texts {
+			for _, m := range re.FindAllStringIndex(text, -1) {
+				if !pr.MatchString(text[m[0]:m[1]]) {
+					t.Fatalf("%s: precheck %q does not match the match %q", p.id, pre, text[m[0]:m[1]])
+				}
+			}
+		}
+	}
+	if checked < 150 {
+		t.Errorf("only %d patterns have a precheck", checked)
 	}
 }

@@ -14,17 +14,16 @@ import (
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 )
 
-// Most of what is left of the scan after fastDetect is Go's regexp running
-// the rules whose keywords a text holds, over the whole text, to find
-// nothing. RE2 (github.com/wasilibs/go-re2, the engine of gitleaks' own
-// release builds, pure Go through wazero) answers "does this rule match
-// anywhere?" several times faster on large texts, but its findings would
+// RE2 (github.com/wasilibs/go-re2, the engine of gitleaks' own release
+// builds, pure Go through wazero) answers "does this rule match anywhere?"
+// faster than Go's regexp over a whole large text, but its findings would
 // come from another engine, it costs ~0.2 s to compile the rules, and
 // go-re2 compiles its WebAssembly module when the process starts (~0.26 s
 // of CPU and ~30 MB, measured with `ctxpack --version`), whatever the
 // input. So it is linked only into builds with the ctxpack_re2 tag
-// (secrets_re2_engine.go), for large trees; without it there is no pruner
-// and the scan is what it was.
+// (secrets_re2_engine.go); without it there is no pruner. Since fastDetect
+// runs each rule only on the lines around its anchors, such builds are
+// slower than the default one on every tree measured (README).
 //
 // rulePruner uses it only to leave out of gitleaks' detector, for one large
 // fragment, the rules that match no text gitleaks would run them on (and,
@@ -340,10 +339,10 @@ func decodePasses(text string, depth int) []string {
 }
 
 // decodePassesWith is decodePasses finding the encoded segments with enc,
-// RE2's compilation of gitleaks' encodingsPattern, where it can (a pass
-// over valid UTF-8 without NUL, with no unicode escape to decode); nil
-// means gitleaks' decoder throughout. Go's regexp with captures is most of
-// the decoder's time.
+// RE2's compilation of gitleaks' encodingsPattern or nativeEncodings, where
+// it can (a pass over valid UTF-8 without NUL; a unicode escape's value
+// is decoded by gitleaks' decoder alone); nil means gitleaks' decoder
+// throughout. Go's regexp with captures is most of the decoder's time.
 func decodePassesWith(text string, depth int, enc ruleMatcher) []string {
 	texts, _ := decodePassesSegs(text, depth, enc)
 	return texts
@@ -360,8 +359,8 @@ func decodePassesSegs(text string, depth int, enc ruleMatcher) ([]string, [][][2
 		next, found, ok := "", false, false
 		var ranges [][2]int
 		if enc != nil && utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 {
-			next, ranges, ok = decodeOnce(enc, cur)
-			found = len(ranges) > 0
+			next, ranges = decodeOnce(enc, cur)
+			found, ok = len(ranges) > 0, true
 		}
 		if !ok {
 			var gs []*codec.EncodedSegment
@@ -394,10 +393,8 @@ const (
 
 // decodeOnce is one pass of gitleaks' codec.Decoder.Decode over text with
 // enc: the text with every segment replaced by its decoded value, and the
-// decoded values' ranges in it (none: nothing to decode). ok is false when
-// the pass holds a unicode escape (its decoding is left to gitleaks'
-// decoder).
-func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, ok bool) {
+// decoded values' ranges in it (none: nothing to decode).
+func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int) {
 	type match struct{ kind, start, end int }
 	var all []match
 	for _, m := range enc.FindAllStringSubmatchIndex(text, -1) {
@@ -424,7 +421,7 @@ func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, 
 		var v string
 		switch m.kind {
 		case encUnicode:
-			return "", nil, false
+			v = decodeUnicodeLike(text[m.start:m.end])
 		case encPercent:
 			v = decodePercentLike(text[m.start:m.end])
 		case encHex:
@@ -441,10 +438,10 @@ func decodeOnce(enc ruleMatcher, text string) (decoded string, ranges [][2]int, 
 		last = m.end
 	}
 	if len(ranges) == 0 {
-		return text, nil, true
+		return text, nil
 	}
 	b.WriteString(text[last:])
-	return b.String(), ranges, true
+	return b.String(), ranges
 }
 
 // re2Comparable reports whether RE2 and Go's regexp agree on whether

@@ -232,20 +232,29 @@ func TestPrunedScanDecodingPasses(t *testing.T) {
 	}
 }
 
-// FuzzPrunedScan: the pruning scanner and gitleaks' detector alone find
-// the same on any text.
+// FuzzPrunedScan: the pruning scanner, the default one (the fast path:
+// windowed rules, native decoding passes) and gitleaks' detector alone
+// find the same on any text.
 func FuzzPrunedScan(f *testing.F) {
 	fake := secrettest.Make(11)
 	f.Add("api_key = " + fake.APIKey + "\n")
 	f.Add("token: " + base64.StdEncoding.EncodeToString([]byte("ghp "+fake.GitHub)) + "\n")
 	f.Add(fake.RSAKey + "\n\u212aey=" + fake.Stripe)
 	f.Add("%41%50%49_KEY=" + fake.Slack + "\xff")
+	f.Add("x\napi_key =\n\n '" + fake.APIKey + "'\nU+0041 U+0042 \\u0061uth=" + fake.JWT)
+	f.Add("a\n" + fake.AWSKeyID + "\n" + fake.GitHub + " // gitleaks:allow")
 	pruned, stock := prunedAndStock(f)
+	fast, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	fast.prune = nil
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 64<<10 {
 			return
 		}
 		sameScan(t, pruned, stock, "fuzz.env", text)
+		sameScan(t, fast, stock, "fuzz.env", text)
 	})
 }
 

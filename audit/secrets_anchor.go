@@ -1,0 +1,429 @@
+package audit
+
+import (
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// A rule whose every match contains one of a few literal strings (its
+// anchors), and holds a bounded number of newlines before and after that
+// literal, can only match on the lines around an anchor. anchorsOf finds
+// such a set from the pattern's syntax tree; ruleWindows then runs the
+// rule on those lines only (see secrets_window.go for why that gives the
+// same matches as the whole text).
+
+// anchorInfo describes a rule's anchors: every match of the pattern
+// contains one of anchors (compared after asciiLower on both sides),
+// with at most before newlines in the match ahead of that occurrence's
+// first byte and at most after newlines from it to the match's end.
+type anchorInfo struct {
+	anchors       []string
+	before, after int
+	// next is the pattern that must follow the anchor in a match (the
+	// concatenation's remaining nodes), for a cheaper check of candidate
+	// occurrences; "" when the anchor is not a direct part of the
+	// pattern's top-level concatenation or the anchors are not all of
+	// what the node before it matches.
+	next []*syntax.Regexp
+	// whole: the anchors are every string the node they come from can
+	// match, so what follows that node follows the anchor.
+	whole bool
+}
+
+const (
+	maxAnchorSet    = 64 // anchors per rule
+	minAnchorLength = 2  // a single byte is no anchor
+	unbounded       = 1 << 30
+)
+
+// anchorsOf returns pattern's anchors; ok is false when there is no usable
+// set (an alternative without a literal, an unbounded number of newlines
+// around it, or a literal that needs Unicode case folding).
+func anchorsOf(pattern string) (anchorInfo, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return anchorInfo{}, false
+	}
+	best, ok := bestCandidate(candidates(re, true))
+	if !ok {
+		return anchorInfo{}, false
+	}
+	return best, true
+}
+
+// bestCandidate picks the most selective usable candidate: the longest
+// shortest anchor, then the fewest anchors.
+func bestCandidate(cs []anchorInfo) (anchorInfo, bool) {
+	var best anchorInfo
+	found := false
+	for _, c := range cs {
+		if len(c.anchors) == 0 || len(c.anchors) > maxAnchorSet || c.before >= unbounded || c.after >= unbounded {
+			continue
+		}
+		if shortest(c.anchors) < minAnchorLength {
+			continue
+		}
+		if !found || better(c, best) {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+func better(a, b anchorInfo) bool {
+	sa, sb := shortest(a.anchors), shortest(b.anchors)
+	if sa != sb {
+		return sa > sb
+	}
+	if len(a.anchors) != len(b.anchors) {
+		return len(a.anchors) < len(b.anchors)
+	}
+	return a.before+a.after < b.before+b.after
+}
+
+func shortest(ss []string) int {
+	n := unbounded
+	for _, s := range ss {
+		n = min(n, len(s))
+	}
+	return n
+}
+
+// newlines is the most '\n' a match of re can hold (unbounded when a
+// repetition without an upper bound can hold one).
+func newlines(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return strings.Count(string(re.Rune), "\n")
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+				return 1
+			}
+		}
+		return 0
+	case syntax.OpAnyChar:
+		return 1
+	case syntax.OpCapture, syntax.OpQuest:
+		return newlines(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range re.Sub {
+			n = min(n+newlines(s), unbounded)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 0
+		for _, s := range re.Sub {
+			n = max(n, newlines(s))
+		}
+		return n
+	case syntax.OpStar, syntax.OpPlus:
+		if newlines(re.Sub[0]) > 0 {
+			return unbounded
+		}
+		return 0
+	case syntax.OpRepeat:
+		n := newlines(re.Sub[0])
+		if n == 0 {
+			return 0
+		}
+		if re.Max < 0 {
+			return unbounded
+		}
+		return min(n*re.Max, unbounded)
+	}
+	return 0 // empty-width assertions, empty match, no match, any char but '\n'
+}
+
+// exact returns the strings re can match, asciiLower'ed, when they are few
+// and each is ASCII; ok=false otherwise. Under case folding ASCII letters
+// also fold to 'ſ' and the Kelvin sign: a text holding either is never
+// windowed (foldRunes), so they are left out here.
+func exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		var b strings.Builder
+		for _, r := range re.Rune {
+			if r >= utf8.RuneSelf {
+				return nil, false
+			}
+			b.WriteByte(lowerByte(byte(r)))
+		}
+		return []string{b.String()}, true
+	case syntax.OpCharClass:
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			for c := lo; c <= hi; c++ {
+				if c == 0x17F || c == 0x212A {
+					continue
+				}
+				if c >= utf8.RuneSelf || len(set) > 4 {
+					return nil, false
+				}
+				s := string(lowerByte(byte(c)))
+				if !slices.Contains(set, s) {
+					set = append(set, s)
+				}
+			}
+		}
+		if len(set) == 0 || len(set) > 4 {
+			return nil, false
+		}
+		slices.Sort(set)
+		return set, true
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		e, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		out := append([]string{""}, e...)
+		slices.Sort(out)
+		return slices.Compact(out), true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, s := range re.Sub {
+			e, ok := exact(s)
+			if !ok {
+				return nil, false
+			}
+			out = cross(out, e)
+			if len(out) > maxAnchorSet {
+				return nil, false
+			}
+		}
+		return out, true
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			e, ok := exact(s)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, e...)
+		}
+		slices.Sort(out)
+		out = slices.Compact(out)
+		return out, len(out) <= maxAnchorSet
+	case syntax.OpRepeat:
+		if re.Min != re.Max || re.Min > 4 {
+			return nil, false
+		}
+		e, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		out := []string{""}
+		for i := 0; i < re.Min; i++ {
+			out = cross(out, e)
+			if len(out) > maxAnchorSet {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func cross(a, b []string) []string {
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// candidates lists anchor sets of re: each with the newlines a match of re
+// can hold before and after the anchor occurrence. top is whether re is
+// the pattern itself (only then is next recorded).
+func candidates(re *syntax.Regexp, top bool) []anchorInfo {
+	var out []anchorInfo
+	if e, ok := exact(re); ok && !slices.Contains(e, "") {
+		out = append(out, anchorInfo{anchors: e, before: 0, after: newlines(re), whole: true})
+	}
+	switch re.Op {
+	case syntax.OpCapture:
+		out = append(out, candidates(re.Sub[0], top)...)
+	case syntax.OpConcat:
+		nl := make([]int, len(re.Sub))
+		for i, s := range re.Sub {
+			nl[i] = newlines(s)
+		}
+		sum := func(from, to int) int {
+			n := 0
+			for _, v := range nl[from:to] {
+				n = min(n+v, unbounded)
+			}
+			return n
+		}
+		for i, s := range re.Sub {
+			for _, c := range candidates(s, false) {
+				c.before = min(c.before+sum(0, i), unbounded)
+				c.after = min(c.after+sum(i+1, len(re.Sub)), unbounded)
+				c.next = nil
+				w := c.whole
+				c.whole = false // of the child, not of re
+				if top && w {
+					c.next = re.Sub[i+1:]
+				}
+				out = append(out, c)
+			}
+			// Runs of consecutive exact nodes make longer anchors.
+			for j := i + 2; j <= len(re.Sub); j++ {
+				run := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[i:j]}
+				e, ok := exact(run)
+				if !ok {
+					break
+				}
+				if slices.Contains(e, "") {
+					continue
+				}
+				c := anchorInfo{
+					anchors: e,
+					before:  sum(0, i),
+					after:   sum(i, len(re.Sub)),
+				}
+				if top {
+					c.next = re.Sub[j:]
+				}
+				out = append(out, c)
+			}
+		}
+	case syntax.OpAlternate:
+		union := anchorInfo{whole: true}
+		for _, s := range re.Sub {
+			best, ok := bestCandidate(candidates(s, false))
+			if !ok {
+				return out
+			}
+			union.anchors = append(union.anchors, best.anchors...)
+			union.before = max(union.before, best.before)
+			union.after = max(union.after, best.after)
+			union.whole = union.whole && best.whole && best.before == 0
+		}
+		slices.Sort(union.anchors)
+		union.anchors = slices.Compact(union.anchors)
+		out = append(out, union)
+	case syntax.OpPlus, syntax.OpRepeat:
+		if re.Op == syntax.OpRepeat && re.Min < 1 {
+			break
+		}
+		// The anchor is in one of the repetitions: any newline of the
+		// whole repetition may be on either side of it.
+		n := newlines(re)
+		for _, c := range candidates(re.Sub[0], false) {
+			out = append(out, anchorInfo{anchors: c.anchors, before: n, after: n})
+		}
+	}
+	return out
+}
+
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// precheckOf returns a pattern that matches somewhere in every text the
+// pattern matches, cheaper for Go's regexp: a match's leading nodes that
+// may match nothing are left out (what is left matches a suffix of the
+// match), and so are its trailing ones, the last node kept matching only
+// its shortest repetitions (what is left matches a prefix). "" when that
+// leaves the pattern as it is.
+func precheckOf(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return ""
+	}
+	subs := re.Sub
+	for len(subs) > 0 && nullable(subs[0]) {
+		subs = subs[1:]
+	}
+	for len(subs) > 0 && nullable(subs[len(subs)-1]) {
+		subs = subs[:len(subs)-1]
+	}
+	if len(subs) == 0 {
+		return ""
+	}
+	out := &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags}
+	out.Sub = append(slices.Clone(subs[:len(subs)-1]), truncEnd(subs[len(subs)-1]))
+	s := out.String()
+	if s == re.String() {
+		return ""
+	}
+	return s
+}
+
+// truncEnd returns a pattern matching a prefix of every match of re.
+func truncEnd(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpCapture:
+		return truncEnd(re.Sub[0])
+	case syntax.OpAlternate:
+		c := *re
+		c.Sub = make([]*syntax.Regexp, len(re.Sub))
+		for i, s := range re.Sub {
+			c.Sub[i] = truncEnd(s)
+		}
+		return &c
+	case syntax.OpConcat:
+		subs := re.Sub
+		for len(subs) > 1 && nullable(subs[len(subs)-1]) {
+			subs = subs[:len(subs)-1]
+		}
+		c := *re
+		c.Sub = append(slices.Clone(subs[:len(subs)-1]), truncEnd(subs[len(subs)-1]))
+		return &c
+	case syntax.OpPlus:
+		return re.Sub[0]
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			c := *re
+			c.Max = re.Min
+			return &c
+		}
+	}
+	return re
+}
+
+// nullable reports whether re can match the empty string.
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpNoMatch:
+		return false
+	case syntax.OpCapture, syntax.OpPlus:
+		return nullable(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullable(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !nullable(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if nullable(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return true // star, quest, empty match, empty-width assertions
+}

@@ -1,0 +1,514 @@
+package audit
+
+import (
+	"context"
+	"maps"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/report"
+)
+
+// ruleWindows gives gitleaks' findings of one pass over a text (no
+// decoding) running each anchored rule (anchorsOf) only on the lines
+// around its anchors, and the other rules on the whole text. A rule runs
+// gitleaks' detectRule (through a detector of its own) only on a window
+// where its pattern matches.
+//
+// Why a window gives the same matches as the whole text T: let a rule's
+// matches hold at most b newlines before an anchor occurrence and a from
+// it to their end. Every possible match (any substring the pattern
+// matches, not only the ones FindAll picks) contains an anchor, on some
+// line k, so it lies within lines k-b..k+a and cannot end on or past the
+// '\n' that ends line k+a. A window is a union of such line ranges,
+// merged when they touch, from the '\n' before its first line (or the
+// text's start) through the '\n' that ends its last line. So no possible
+// match starts at a window's first byte (it would hold b+1 newlines
+// before its anchor) or reaches its last byte, every empty-width
+// assertion inside a match sees the same neighbours in the window as in
+// T, and the possible matches starting at any position of the window are
+// those of T. Go's FindAll picks, left to right, the leftmost possible
+// match and its preferred extent, which then depend only on the window;
+// no possible match lies between windows, so FindAll over T is FindAll
+// over each window in turn. A window starts at a '\n', so gitleaks'
+// line and column arithmetic (location) is unchanged once the fragment's
+// StartLine is moved by the lines before it; a window that reaches a
+// last line without '\n' starts at the text's start instead, because
+// gitleaks then gives a match's Line from the fragment's first byte.
+//
+// Anchors are compared ASCII-lowercased. Under case folding Go also folds
+// 's' to 'ſ' and 'k' to the Kelvin sign: a text holding either is never
+// windowed. A rule runs on a text only when gitleaks' keyword prefilter
+// (over the whole text) selects it; a rule's own detector has no keywords,
+// so a window does not need to hold one. Rules that other rules require
+// (or that require others) run in one detector on the whole text: their
+// findings are paired across the fragment; so do rules without a pattern,
+// when one's path matches. gitleaks' filter (a generic finding yields
+// to a specific one on its line) is applied across all rules.
+type ruleWindows struct {
+	cfg      config.Config
+	windowed []windowedRule // sorted by id
+	wholeCfg config.Config  // the rules a detector runs together
+	whole    *detect.Detector
+	// wholeAlways: wholeCfg has a rule that may report on any path;
+	// else it runs only when one of paths matches.
+	wholeAlways bool
+	paths       []*regexp.Regexp
+	all         func() *detect.Detector // every rule, for texts never windowed
+	// lits holds cfg.Keywords (gitleaks' prefilter) and every anchor;
+	// isKeyword and isAnchor tell them apart by id.
+	lits                *literals
+	isKeyword, isAnchor []bool
+}
+
+type windowedRule struct {
+	id string
+	re *regexp.Regexp
+	// pre matches wherever re does, and is cheaper (precheckOf); nil:
+	// none. Compiled on first use: compiling all of them would add ~40 ms
+	// to every scan, most of whose rules never see a window.
+	pre      func() *regexp.Regexp
+	anchored bool     // else its window is the whole text
+	keywords []string // lowercased; none: runs on every text
+	anchor   anchorInfo
+	anchorID []int // the anchors' ids in ruleWindows.lits
+	// assign: the anchor is followed in the pattern by an optional key
+	// tail, an assignment operator and up to 5 of [\x60'"\s=]
+	// (generic-api-key and the rules built like it); an occurrence not
+	// followed by an operator is no anchor, and a match ends at most
+	// assignRest lines after the line 9 bytes past its operator's start.
+	assign     bool
+	assignRest int
+	det        func() *detect.Detector // the rule alone, without keywords
+}
+
+// assignTail is what follows the keyword in generic-api-key and in the
+// rules gitleaks generates like it (utils.GenerateSemiGenericRegex): up
+// to 20 of [ \t\w.-], up to 3 of [\s'"], an operator (at most 4 bytes),
+// up to 5 of [\x60'"\s=]. operatorReach finds the operators.
+var assignTail = sync.OnceValue(func() []string {
+	re, err := syntax.Parse(genericPattern, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 6 {
+		return nil
+	}
+	var out []string
+	for _, s := range re.Sub[2:6] {
+		out = append(out, s.String())
+	}
+	return out
+})
+
+// isAssignTail reports whether next starts with assignTail.
+func isAssignTail(next []*syntax.Regexp) bool {
+	tail := assignTail()
+	if tail == nil || len(next) < len(tail) {
+		return false
+	}
+	for i, t := range tail {
+		if next[i].String() != t {
+			return false
+		}
+	}
+	return true
+}
+
+// assignReach is how many bytes past its operator's first byte the
+// assignment tail can end (operator, then up to 5 of [\x60'"\s=]).
+const assignReach = 4 + 5
+
+// newRuleWindows returns nil when no rule of cfg can be windowed.
+func newRuleWindows(cfg config.Config) *ruleWindows {
+	required := map[string]bool{}
+	for _, r := range cfg.Rules {
+		for _, req := range r.RequiredRules {
+			required[req.RuleID] = true
+		}
+	}
+	w := &ruleWindows{cfg: cfg, wholeCfg: cfg}
+	w.wholeCfg.Rules = map[string]config.Rule{}
+	for id, r := range cfg.Rules {
+		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 || required[id] {
+			w.wholeCfg.Rules[id] = r
+			if r.Regex == nil && r.Path != nil && !r.SkipReport {
+				w.paths = append(w.paths, r.Path)
+			} else {
+				w.wholeAlways = true
+			}
+			continue
+		}
+		a, ok := anchorsOf(r.Regex.String())
+		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
+		pattern := r.Regex.String()
+		wr.pre = sync.OnceValue(func() *regexp.Regexp {
+			if p := precheckOf(pattern); p != "" {
+				if re, err := regexp.Compile(p); err == nil {
+					return re
+				}
+			}
+			return nil
+		})
+		if ok && isAssignTail(a.next) {
+			wr.assign = true
+			for _, n := range a.next[len(assignTail()):] {
+				wr.assignRest = min(wr.assignRest+newlines(n), unbounded)
+			}
+		}
+		for _, k := range r.Keywords {
+			wr.keywords = append(wr.keywords, strings.ToLower(k))
+		}
+		one := cfg
+		r.Keywords = nil
+		one.Rules = map[string]config.Rule{id: r}
+		one.Keywords = map[string]struct{}{}
+		wr.det = sync.OnceValue(func() *detect.Detector {
+			d := detect.NewDetector(one)
+			d.MaxDecodeDepth = 0
+			return d
+		})
+		w.windowed = append(w.windowed, wr)
+	}
+	if len(w.windowed) == 0 {
+		return nil
+	}
+	slices.SortFunc(w.windowed, func(a, b windowedRule) int { return strings.Compare(a.id, b.id) })
+	w.whole = detect.NewDetector(w.wholeCfg)
+	w.whole.MaxDecodeDepth = 0
+	w.all = sync.OnceValue(func() *detect.Detector {
+		d := detect.NewDetector(cfg)
+		d.MaxDecodeDepth = 0
+		return d
+	})
+	ids := map[string]int{}
+	add := func(s string) int {
+		id, ok := ids[s]
+		if !ok {
+			id = len(ids)
+			ids[s] = id
+			w.isKeyword = append(w.isKeyword, false)
+			w.isAnchor = append(w.isAnchor, false)
+		}
+		return id
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Keywords)) {
+		w.isKeyword[add(k)] = true
+	}
+	for i := range w.windowed {
+		r := &w.windowed[i]
+		for _, a := range r.anchor.anchors {
+			id := add(a)
+			w.isAnchor[id] = true
+			r.anchorID = append(r.anchorID, id)
+		}
+	}
+	strs := make([]string, len(ids))
+	for s, id := range ids {
+		strs[id] = s
+	}
+	w.lits = newLiterals(strs)
+	return w
+}
+
+// textLiterals is what one pass of lits over a text found: the keywords
+// gitleaks' prefilter finds (substrings of the lowercased text, as its
+// trie reports them) and the anchors' offsets in the ASCII-lowercased text.
+type textLiterals struct {
+	present map[string]bool
+	at      [][]int // by anchor id
+}
+
+// scanLiterals finds the keywords in lower and the anchors in alower (one
+// pass when they are the same text).
+func (w *ruleWindows) scanLiterals(lower, alower string) textLiterals {
+	t := textLiterals{present: map[string]bool{}, at: make([][]int, len(w.lits.strs))}
+	hit := func(id, at int) {
+		if w.isKeyword[id] {
+			t.present[w.lits.strs[id]] = true
+		}
+		if w.isAnchor[id] {
+			t.at[id] = append(t.at[id], at)
+		}
+	}
+	if lower == alower {
+		w.lits.scan(lower, nil, hit)
+		return t
+	}
+	w.lits.scan(lower, w.isKeyword, func(id, _ int) { t.present[w.lits.strs[id]] = true })
+	w.lits.scan(alower, w.isAnchor, func(id, at int) { t.at[id] = append(t.at[id], at) })
+	return t
+}
+
+// lowered returns strings.ToLower(text) (gitleaks' prefilter input) and
+// asciiLower(text) (the anchors' search text), the same string when text
+// is ASCII.
+func lowered(text string) (lower, alower string) {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return strings.ToLower(text), asciiLower(text)
+		}
+	}
+	s := asciiLower(text)
+	return s, s
+}
+
+// detect is gitleaks' findings of one pass without decoding over frag;
+// with keep, only those rules run.
+func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string]bool, prune *rulePruner) []report.Finding {
+	text := frag.Raw
+	if hasFoldRune(text) {
+		d := w.all()
+		if keep != nil {
+			d = prune.detector(w.cfg, keep, 0)
+		}
+		return d.DetectContext(ctx, frag)
+	}
+	var out []report.Finding
+	if w.runsWhole(frag) {
+		whole := w.whole
+		if keep != nil {
+			whole = prune.detector(w.wholeCfg, keep, 0)
+		}
+		out = whole.DetectContext(ctx, frag)
+	}
+	lits := w.scanLiterals(lowered(text))
+	var nl []int
+	for i := range w.windowed {
+		r := &w.windowed[i]
+		if keep != nil && !keep[r.id] || !runs(r.keywords, lits.present) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if nl == nil {
+			nl = newlineOffsets(text)
+		}
+		for _, win := range r.windows(text, nl, lits) {
+			sub := text[win.start:win.end]
+			if !r.matches(sub) {
+				continue
+			}
+			wf := frag
+			wf.Raw = sub
+			wf.StartLine = frag.StartLine + win.line
+			out = append(out, r.det().DetectContext(ctx, wf)...)
+		}
+	}
+	return gitleaksFilter(out)
+}
+
+// matches reports whether the rule's pattern matches sub.
+func (r *windowedRule) matches(sub string) bool {
+	if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
+		return false
+	}
+	return r.re.MatchString(sub)
+}
+
+// runsWhole reports whether the whole detector can report on frag.
+func (w *ruleWindows) runsWhole(frag fragment) bool {
+	if w.wholeAlways {
+		return true
+	}
+	for _, p := range w.paths {
+		if p.MatchString(frag.FilePath) || frag.WindowsFilePath != "" && p.MatchString(frag.WindowsFilePath) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFoldRune is strings.ContainsAny(text, foldRunes), faster: IndexAny
+// decodes every rune of a text, Index skips to a rare first byte.
+func hasFoldRune(text string) bool {
+	return strings.Contains(text, "\u017f") || strings.Contains(text, "\u212a")
+}
+
+func newlineOffsets(text string) []int {
+	nl := []int{}
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			return nl
+		}
+		nl = append(nl, i+j)
+		i += j + 1
+	}
+}
+
+// windows returns the windows of text that hold every possible match of
+// the rule (see ruleWindows), in order; nl holds the offsets of its '\n'
+// and lits what scanLiterals found in it.
+func (r *windowedRule) windows(text string, nl []int, lits textLiterals) []window {
+	if !r.anchored {
+		return []window{{0, len(text), 0}}
+	}
+	var lines [][2]int
+	for i, id := range r.anchorID {
+		for _, at := range lits.at[id] {
+			if l, ok := r.occurrenceLines(text, nl, at, len(r.anchor.anchors[i])); ok {
+				lines = append(lines, l)
+			}
+		}
+	}
+	return lineWindows(text, nl, lines)
+}
+
+// occurrenceLines is the line range around an anchor at offset at (see
+// windows); ok is false when it cannot be a match's anchor.
+func (r *windowedRule) occurrenceLines(text string, nl []int, at, n int) ([2]int, bool) {
+	k := sort.SearchInts(nl, at)
+	first, last := max(k-r.anchor.before, 0), k+r.anchor.after
+	if r.assign {
+		o := operatorReach(text, at+n)
+		if o < 0 {
+			return [2]int{}, false
+		}
+		last = min(last, sort.SearchInts(nl, min(o+assignReach, len(text)))+r.assignRest)
+	}
+	return [2]int{first, last}, true
+}
+
+// lineWindows merges line ranges [first, last] into windows (see
+// ruleWindows).
+func lineWindows(text string, nl []int, lines [][2]int) []window {
+	if len(lines) == 0 {
+		return nil
+	}
+	slices.SortFunc(lines, func(a, b [2]int) int { return a[0] - b[0] })
+	var out []window
+	for i := 0; i < len(lines); {
+		first, last := lines[i][0], lines[i][1]
+		j := i + 1
+		for j < len(lines) && lines[j][0] <= last+1 {
+			last = max(last, lines[j][1])
+			j++
+		}
+		w := window{end: len(text)}
+		if first > 0 {
+			w.start, w.line = nl[first-1], first-1
+		}
+		if last < len(nl) {
+			w.end = nl[last] + 1
+		} else if !strings.HasSuffix(text, "\n") {
+			return []window{{0, len(text), 0}}
+		}
+		out = append(out, w)
+		i = j
+	}
+	return out
+}
+
+// gitleaksFilter is gitleaks' detect.filter (without redaction): a finding
+// of a rule whose id contains "generic" is dropped when another rule's
+// finding on the same line and commit, not a generic one, holds its
+// secret.
+func gitleaksFilter(fs []report.Finding) []report.Finding {
+	var out []report.Finding
+	for _, f := range fs {
+		include := true
+		if strings.Contains(strings.ToLower(f.RuleID), "generic") {
+			for _, g := range fs {
+				if f.StartLine == g.StartLine && f.Commit == g.Commit && f.RuleID != g.RuleID &&
+					strings.Contains(g.Secret, f.Secret) && !strings.Contains(strings.ToLower(g.RuleID), "generic") {
+					include = false
+					break
+				}
+			}
+		}
+		if include {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// decodedRules returns the rules that report something on gitleaks'
+// decoding passes of a text: passes[1:] are the decoded texts and segs
+// their decoded values' ranges (nil: unknown). gitleaks keeps a match on
+// a decoded text only when it touches a decoded value, so a rule is kept
+// when one of its matches there does (any match, where the ranges are
+// unknown), and with it the rules it requires.
+func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs [][][2]int) map[string]bool {
+	keep := map[string]bool{}
+	for p := 1; p < len(passes); p++ {
+		text, ranges := passes[p], segs[p]
+		lits := w.scanLiterals(lowered(text))
+		fold := hasFoldRune(text)
+		nl := newlineOffsets(text)
+		for id, r := range w.cfg.Rules {
+			if keep[id] || r.Regex == nil || ctx.Err() != nil {
+				continue
+			}
+			var kws []string
+			for _, k := range r.Keywords {
+				kws = append(kws, strings.ToLower(k))
+			}
+			if !runs(kws, lits.present) {
+				continue
+			}
+			wr := w.windowedRule(id)
+			if wr == nil || !wr.anchored || fold || ranges == nil {
+				keep[id] = matchTouches(r.Regex, text, 0, ranges)
+				continue
+			}
+			// Every window, then those that can hold a match touching a
+			// range: windows from only the anchors near the ranges could
+			// cut a match that merging would have kept whole.
+			for _, win := range wr.windows(text, nl, lits) {
+				if !touchesAny(ranges, win.start, win.end) {
+					continue
+				}
+				if sub := text[win.start:win.end]; wr.matches(sub) && matchTouches(r.Regex, sub, win.start, ranges) {
+					keep[id] = true
+					break
+				}
+			}
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for id := range keep {
+			for _, req := range w.cfg.Rules[id].RequiredRules {
+				if _, ok := w.cfg.Rules[req.RuleID]; ok && !keep[req.RuleID] {
+					keep[req.RuleID] = true
+					changed = true
+				}
+			}
+		}
+	}
+	for id, k := range keep {
+		if !k {
+			delete(keep, id)
+		}
+	}
+	return keep
+}
+
+// matchTouches reports whether one of re's matches in sub (at offset off
+// of the pass) touches a range; with ranges nil, whether there is one.
+func matchTouches(re *regexp.Regexp, sub string, off int, ranges [][2]int) bool {
+	if ranges == nil {
+		return re.MatchString(sub)
+	}
+	for _, m := range re.FindAllStringIndex(sub, -1) {
+		if touchesAny(ranges, off+m[0], off+m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *ruleWindows) windowedRule(id string) *windowedRule {
+	i, ok := slices.BinarySearchFunc(w.windowed, id, func(r windowedRule, id string) int { return strings.Compare(r.id, id) })
+	if !ok {
+		return nil
+	}
+	return &w.windowed[i]
+}
