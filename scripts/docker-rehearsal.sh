@@ -96,9 +96,10 @@ golang_standin() {
   echo "-- stand-in $GOLANG_IMAGE: the $hostarch Debian stand-in + git, ca-certificates, $goversion"
   local c
   c=$(bah from --pull=never "localhost/standin-debian:$SUITE-slim-$hostarch"); ctrs+=("$c")
-  bah run --isolation chroot "$c" -- sh -c 'apt-get update -q >/dev/null &&
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ca-certificates git netbase >/dev/null &&
-    rm -rf /var/lib/apt/lists/* && mkdir -p /go/src /go/bin && chmod -R 1777 /go'
+  bah run --isolation chroot "$c" -- sh -c 'apt-get update -q &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ca-certificates git netbase &&
+    rm -rf /var/lib/apt/lists/* && mkdir -p /go/src /go/bin && chmod -R 1777 /go' >"$CACHE/golang-standin.log" 2>&1 ||
+    { tail -n 20 "$CACHE/golang-standin.log" >&2; fail "installing git and ca-certificates in the golang stand-in (log above)"; }
   if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
     bah copy -q "$c" /usr/local/share/ca-certificates/ /usr/local/share/ca-certificates/ >/dev/null
     bah run --isolation chroot "$c" -- update-ca-certificates >/dev/null 2>&1
@@ -117,7 +118,7 @@ build_and_check() {
   local image="localhost/ctxpack-action:rehearsal-$arch" log="$CACHE/build-$arch.log"
   bah tag "localhost/standin-debian:$SUITE-slim-$arch" "$DEBIAN_IMAGE"
   echo
-  echo "== buildah bud $* --build-arg VERSION=$VERSION (Dockerfile unchanged)"
+  echo "== buildah bud${*:+ $*} --build-arg VERSION=$VERSION (Dockerfile unchanged)"
   if ! bah bud --isolation chroot --pull=never "$@" --build-arg VERSION="$VERSION" \
       -t "$image" -f Dockerfile . >"$log" 2>&1; then
     tail -n 30 "$log" >&2
@@ -150,7 +151,7 @@ build_and_check() {
   got=$(bah run --isolation chroot "$c" -- ctxpack action 2>&1) || rc=$?
   [ "$rc" != 0 ] || fail "ctxpack action without an event exited 0: $got"
   echo "$got" | grep -q GITHUB_EVENT_PATH || fail "ctxpack action without an event (exit $rc) does not name GITHUB_EVENT_PATH: $got"
-  echo "as uid 1001, no event: ctxpack action exits $rc: $got"
+  echo "as uid 1001, no event: ctxpack action exits $rc: $(echo "$got" | grep -m1 GITHUB_EVENT_PATH)"
 }
 
 echo "docker rehearsal of $(git rev-parse --short HEAD) (the work tree as it is), version $VERSION"
@@ -167,7 +168,10 @@ else
   [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
     fail "this machine cannot run arm64 binaries (no qemu-aarch64 in /proc/sys/fs/binfmt_misc: apt-get install qemu-user-static, mount binfmt_misc, update-binfmts --enable qemu-aarch64), or run with ARM64=0"
   debian_standin arm64
-  build_and_check arm64 --platform linux/arm64
+  # buildah 1.28 (Debian bookworm's) leaves $BUILDPLATFORM unexpanded in the
+  # Dockerfile's `FROM --platform=$BUILDPLATFORM` unless it is given as a
+  # build argument; docker buildx sets it itself.
+  build_and_check arm64 --platform linux/arm64 --build-arg BUILDPLATFORM="linux/$hostarch"
   # The name of the official image is the build machine's stand-in again.
   bah tag "localhost/standin-debian:$SUITE-slim-$hostarch" "$DEBIAN_IMAGE"
 fi
