@@ -14,22 +14,30 @@
 # They are tagged with the registry's names in a storage of their own, so the
 # Dockerfile's FROM lines resolve to them (--pull=never).
 #
-# What it checks, for linux/amd64 (a plain build, no --platform, as `docker
-# build .`) and, where this machine can run arm64 binaries (qemu-user-static
-# with binfmt_misc), for --platform linux/arm64 (the builder stays on the
-# build machine's platform and cross-compiles):
+# What it checks, for the build machine's platform (a plain build, no
+# --platform, as `docker build .`):
 #   - the image's platform, user (1001:1001) and entrypoint (ctxpack action);
-#   - /usr/local/bin/ctxpack is a static binary of the target platform (file);
+#   - /usr/local/bin/ctxpack is a static binary of the platform (file);
 #   - in the image, as its user: `id -u` is 1001, git runs, `ctxpack
 #     --version` prints the build argument VERSION, and `ctxpack action`
 #     without a GitHub event exits non-zero naming GITHUB_EVENT_PATH.
+# For linux/arm64 (on an amd64 machine) it builds the Dockerfile's builder
+# stage with --platform linux/arm64 --target build: the stage runs on the
+# build machine's platform and cross-compiles, and /out/ctxpack must be a
+# static arm64 binary (file) that prints VERSION (run under qemu-user, so
+# binfmt_misc must know aarch64). The arm64 image itself is not assembled:
+# buildah 1.28 (Debian bookworm's, the newest this kind of machine can
+# install) carries the builder stage's `FROM --platform` over to the next
+# FROM, so it looks for an amd64 debian:bookworm-slim and fails with "image
+# not known"; docker buildx, which the release workflow uses, does not.
 #
 # Needs root, buildah, debootstrap, file and go (apt-get install buildah
-# debootstrap file; for arm64 also qemu-user-static, with binfmt_misc
-# mounted). Not run by CI. The stand-ins and buildah's storage are kept in
-# $CTXPACK_DOCKER_REHEARSAL (default ~/.cache/ctxpack-docker-rehearsal);
-# REBUILD=1 makes the stand-ins again; ARM64=0 skips the arm64 build;
-# STORAGE_DRIVER=vfs where overlay mounts are refused.
+# debootstrap file; for arm64 also qemu-user-static, binfmt_misc mounted,
+# update-binfmts --enable qemu-aarch64). Not run by CI. The stand-ins and
+# buildah's storage are kept in $CTXPACK_DOCKER_REHEARSAL (default
+# ~/.cache/ctxpack-docker-rehearsal); REBUILD=1 makes the stand-ins again;
+# ARM64=0 skips the arm64 build; STORAGE_DRIVER=vfs where overlay mounts are
+# refused.
 #
 #   scripts/docker-rehearsal.sh
 set -euo pipefail
@@ -154,6 +162,34 @@ build_and_check() {
   echo "as uid 1001, no event: ctxpack action exits $rc: $(echo "$got" | grep -m1 GITHUB_EVENT_PATH)"
 }
 
+# cross_compile_check ARCH: the Dockerfile's builder stage for linux/ARCH.
+cross_compile_check() {
+  local arch=$1 image="localhost/ctxpack-build:rehearsal-$1" log="$CACHE/build-$1.log"
+  echo
+  # buildah 1.28 leaves $BUILDPLATFORM unexpanded in `FROM --platform=` unless
+  # it is given as a build argument; docker buildx sets it itself.
+  echo "== buildah bud --platform linux/$arch --target build --build-arg BUILDPLATFORM=linux/$hostarch --build-arg VERSION=$VERSION (Dockerfile unchanged)"
+  if ! bah bud --isolation chroot --pull=never --platform "linux/$arch" --target build \
+      --build-arg BUILDPLATFORM="linux/$hostarch" --build-arg VERSION="$VERSION" \
+      -t "$image" -f Dockerfile . >"$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    fail "buildah bud --platform linux/$arch --target build (log above, all of it in $log)"
+  fi
+  local c mnt got
+  got=$(bah inspect --type image --format '{{.OCIv1.OS}}/{{.OCIv1.Architecture}}' "$image")
+  [ "$got" = "linux/$hostarch" ] || fail "the builder stage ran as $got, not on the build platform linux/$hostarch"
+  c=$(bah from --pull=never "$image"); ctrs+=("$c")
+  mnt=$(bah mount "$c")
+  got=$(file -b "$mnt/out/ctxpack")
+  echo "$got" | grep -Eq 'ELF 64-bit.*ARM aarch64.*statically linked' ||
+    fail "/out/ctxpack of the builder stage is not a static linux/$arch binary: $got"
+  echo "builder stage ran on linux/$hostarch; /out/ctxpack: $(echo "$got" | cut -d, -f1-2), $(stat -c %s "$mnt/out/ctxpack") bytes"
+  bah umount "$c" >/dev/null
+  got=$(bah run --isolation chroot "$c" -- /out/ctxpack --version)
+  [ "$got" = "ctxpack version $VERSION" ] || fail "/out/ctxpack --version (under qemu) printed '$got', want 'ctxpack version $VERSION'"
+  echo "under qemu-aarch64: $got"
+}
+
 echo "docker rehearsal of $(git rev-parse --short HEAD) (the work tree as it is), version $VERSION"
 echo "base images: local stand-ins built with debootstrap, not the registry's"
 debian_standin "$hostarch"
@@ -167,13 +203,7 @@ elif [ "$hostarch" = arm64 ]; then
 else
   [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
     fail "this machine cannot run arm64 binaries (no qemu-aarch64 in /proc/sys/fs/binfmt_misc: apt-get install qemu-user-static, mount binfmt_misc, update-binfmts --enable qemu-aarch64), or run with ARM64=0"
-  debian_standin arm64
-  # buildah 1.28 (Debian bookworm's) leaves $BUILDPLATFORM unexpanded in the
-  # Dockerfile's `FROM --platform=$BUILDPLATFORM` unless it is given as a
-  # build argument; docker buildx sets it itself.
-  build_and_check arm64 --platform linux/arm64 --build-arg BUILDPLATFORM="linux/$hostarch"
-  # The name of the official image is the build machine's stand-in again.
-  bah tag "localhost/standin-debian:$SUITE-slim-$hostarch" "$DEBIAN_IMAGE"
+  cross_compile_check arm64
 fi
 echo
 echo "docker rehearsal passed"
