@@ -123,6 +123,25 @@ golang_standin() {
   bah commit -q "$c" "$GOLANG_IMAGE" >/dev/null
 }
 
+# run_in CONTAINER COMMAND...: runs COMMAND in the container as the image's
+# user and sets RUN_RC and RUN_OUT (stdout and stderr). The output goes
+# through a file in a bind mount: buildah 1.28's chroot isolation now and
+# then loses the output of a command that exits at once (1 run in 6 here).
+run_in() {
+  local c=$1 d; shift
+  d=$(mktemp -d "${TMPDIR:-/tmp}/ctxpack-docker-rehearsal.XXXXXX")
+  chmod 0777 "$d"
+  # shellcheck disable=SC2016 # $@ and $? are the container shell's
+  bah run --isolation chroot --volume "$d:/rehearsal" "$c" -- \
+    sh -c '"$@" >/rehearsal/out 2>&1; echo $? >/rehearsal/rc' sh "$@" >"$d/buildah.log" 2>&1 || true
+  if [ ! -s "$d/rc" ]; then
+    cat "$d/buildah.log" >&2; rm -rf "$d"
+    fail "could not run '$*' in the image (buildah run, log above)"
+  fi
+  RUN_RC=$(cat "$d/rc"); RUN_OUT=$(cat "$d/out")
+  rm -rf "$d"
+}
+
 # build_and_check ARCH [BUD ARGS...]: builds the Dockerfile with the Debian
 # stand-in of ARCH as debian:bookworm-slim and checks the image.
 build_and_check() {
@@ -152,18 +171,20 @@ build_and_check() {
   bah umount "$c" >/dev/null
 
   # Run as the image's user (buildah run takes it from the image).
-  got=$(bah run --isolation chroot "$c" -- id -u)
-  [ "$got" = 1001 ] || fail "id -u in the image is $got, want 1001"
-  got=$(bah run --isolation chroot "$c" -- git --version) || fail "git does not run in the image"
-  echo "as uid 1001: $got"
-  got=$(bah run --isolation chroot "$c" -- ctxpack --version)
-  [ "$got" = "ctxpack version $VERSION" ] || fail "ctxpack --version printed '$got', want 'ctxpack version $VERSION'"
-  echo "as uid 1001: $got"
-  local rc=0
-  got=$(bah run --isolation chroot "$c" -- ctxpack action 2>&1) || rc=$?
-  [ "$rc" != 0 ] || fail "ctxpack action without an event exited 0: $got"
-  echo "$got" | grep -q GITHUB_EVENT_PATH || fail "ctxpack action without an event (exit $rc) does not name GITHUB_EVENT_PATH: $got"
-  echo "as uid 1001, no event: ctxpack action exits $rc: $(echo "$got" | grep -m1 GITHUB_EVENT_PATH)"
+  run_in "$c" id -u
+  [ "$RUN_RC/$RUN_OUT" = 0/1001 ] || fail "id -u in the image: exit $RUN_RC, '$RUN_OUT', want 1001"
+  run_in "$c" git --version
+  [ "$RUN_RC" = 0 ] || fail "git --version in the image: exit $RUN_RC: $RUN_OUT"
+  echo "as uid 1001: $RUN_OUT"
+  run_in "$c" ctxpack --version
+  [ "$RUN_RC/$RUN_OUT" = "0/ctxpack version $VERSION" ] ||
+    fail "ctxpack --version in the image: exit $RUN_RC, '$RUN_OUT', want 'ctxpack version $VERSION'"
+  echo "as uid 1001: $RUN_OUT"
+  run_in "$c" ctxpack action
+  [ "$RUN_RC" != 0 ] || fail "ctxpack action without an event exited 0: $RUN_OUT"
+  echo "$RUN_OUT" | grep -q GITHUB_EVENT_PATH ||
+    fail "ctxpack action without an event (exit $RUN_RC) does not name GITHUB_EVENT_PATH: $RUN_OUT"
+  echo "as uid 1001, no event: ctxpack action exits $RUN_RC: $(echo "$RUN_OUT" | grep -m1 GITHUB_EVENT_PATH)"
 }
 
 # cross_compile_check ARCH: the Dockerfile's builder stage for linux/ARCH.
@@ -192,9 +213,10 @@ cross_compile_check() {
     fail "/out/ctxpack of the builder stage is not a static linux/$arch binary: $got"
   echo "builder stage's go:$(echo "$gofile" | cut -d, -f2) (the build platform); /out/ctxpack: $(echo "$got" | cut -d, -f1-2), $(stat -c %s "$mnt/out/ctxpack") bytes"
   bah umount "$c" >/dev/null
-  got=$(bah run --isolation chroot "$c" -- /out/ctxpack --version 2>/dev/null)
-  [ "$got" = "ctxpack version $VERSION" ] || fail "/out/ctxpack --version (under qemu) printed '$got', want 'ctxpack version $VERSION'"
-  echo "under qemu-aarch64: $got"
+  run_in "$c" /out/ctxpack --version
+  [ "$RUN_RC/$RUN_OUT" = "0/ctxpack version $VERSION" ] ||
+    fail "/out/ctxpack --version (under qemu): exit $RUN_RC, '$RUN_OUT', want 'ctxpack version $VERSION'"
+  echo "under qemu-aarch64: $RUN_OUT"
 }
 
 echo "docker rehearsal of $(git rev-parse --short HEAD) (the work tree as it is), version $VERSION"
