@@ -29,7 +29,8 @@ run by hand outside a job (it then warns and skips what needs the runner).`,
 				Stdout: io.Out,
 			})
 			if err != nil {
-				return err
+				// Run has reported it as an ::error:: annotation.
+				return &exitError{code: exitCode(err), err: err, shown: true}
 			}
 			if res.Failed {
 				return &exitError{code: exitFailure, err: errors.New(strings.Join(res.Why, "; "))}

@@ -50,10 +50,11 @@ func TestActionCommand(t *testing.T) {
 		t.Fatalf("outputs %q", out)
 	}
 
-	// A missing payload is a clear error, exit 1.
+	// A missing payload is a clear error, exit 1, shown once in the job's
+	// log: as the ::error:: annotation, not again on stderr.
 	env["GITHUB_EVENT_PATH"] = filepath.Join(dir, "missing.json")
 	code, stdout, stderr = runCLI(t, "action")
-	if code != 1 || !strings.Contains(stderr, "read the event payload") || !strings.Contains(stdout, "::error::") {
+	if code != 1 || strings.Count(stdout+stderr, "read the event payload") != 1 || !strings.Contains(stdout, "::error::") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 

@@ -54,11 +54,14 @@ func (s ioStreams) vb() verbosity {
 
 // exitError carries an exit code through cobra. reported means the
 // command already printed the outcome on stdout (a --json verdict or
-// error), so no JSON error follows it.
+// error), so no JSON error follows it; shown means it already showed the
+// error itself (the action's ::error:: annotation, which the job log
+// prints), so it is not printed a second time.
 type exitError struct {
 	code     int
 	err      error
 	reported bool
+	shown    bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -101,7 +104,9 @@ func run(ctx context.Context, args []string, io ioStreams) int {
 	if cmd != nil && !reported && jsonFlag(cmd) {
 		_ = writeJSON(io, contractError(err, code))
 	}
-	fmt.Fprintln(io.ErrOut, "ctxpack:", safetext.Line(err.Error()))
+	if !(ee != nil && ee.shown) {
+		fmt.Fprintln(io.ErrOut, "ctxpack:", safetext.Line(err.Error()))
+	}
 	return code
 }
 
