@@ -209,7 +209,7 @@ func itoa(i int) string {
 // other), on real, generated and leak-corpus texts.
 func TestCredentialLinesCoverPrefilter(t *testing.T) {
 	texts := []string{"", "x", "pass\n", "a\r\nPASSWORD=x\r\n", "ключ: пароль123\n", "mysql -uroot -pS3cret\n\n@\n"}
-	for i, f := range engineTexts(t) {
+	for i, f := range scanTexts(t) {
 		if i%sample(4) == 0 {
 			texts = append(texts, f.text)
 		}

@@ -29,9 +29,8 @@ var generatedItems = sync.OnceValue(func() []ScanItem {
 })
 
 // BenchmarkScanGenerated scans the generated tree file by file on one
-// goroutine: the scanner NewScanner builds (pruned), without RE2 rule
-// pruning (fast), and gitleaks' detector alone (stock): the same findings,
-// the difference is the work.
+// goroutine: the scanner NewScanner builds (fast) and gitleaks' detector
+// alone (stock): the same findings, the difference is the work.
 func BenchmarkScanGenerated(b *testing.B) {
 	items := generatedItems()
 	benchScanItems(b, items)
@@ -44,12 +43,9 @@ func BenchmarkScanMixed(b *testing.B) {
 }
 
 // BenchmarkScanTree is the same comparison on a real tree's text files:
-// CTXPACK_SCAN_TREE=DIR (a checkout; .git is skipped). Modes: pruned is the
-// scanner as NewScanner builds it with the ctxpack_re2 tag (RE2 rule
-// pruning); fast is it without pruning (the default build); stock is
-// gitleaks' detector alone.
+// CTXPACK_SCAN_TREE=DIR (a checkout; .git is skipped).
 //
-//	CTXPACK_SCAN_TREE=/tmp/prom go test -tags ctxpack_re2 -run '^$' -bench ScanTree -benchtime 3x ./audit/
+//	CTXPACK_SCAN_TREE=/tmp/prom go test -run '^$' -bench ScanTree -benchtime 3x ./audit/
 func BenchmarkScanTree(b *testing.B) {
 	dir := os.Getenv("CTXPACK_SCAN_TREE")
 	if dir == "" {
@@ -89,21 +85,14 @@ func benchScanItems(b *testing.B, items []ScanItem) {
 	for _, it := range items {
 		total += len(it.Content)
 	}
-	for _, mode := range []string{"pruned", "fast", "stock"} {
+	for _, mode := range []string{"fast", "stock"} {
 		b.Run(mode, func(b *testing.B) {
 			s, err := NewScanner(ScannerOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			switch mode {
-			case "pruned":
-				if s.prune == nil {
-					b.Skip("no rule pruning: built without the ctxpack_re2 tag")
-				}
-			case "fast":
-				s.prune = nil
-			case "stock":
-				s.fast, s.prune = nil, nil
+			if mode == "stock" {
+				s.fast = nil
 			}
 			b.SetBytes(int64(total))
 			b.ReportAllocs()

@@ -17,7 +17,6 @@ import (
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/report"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
@@ -88,11 +87,9 @@ type ScanItem struct {
 type Scanner struct {
 	cfg  *config.Config // read-only after NewScanner
 	fast *fastDetect    // the same findings with less work; nil: stock only
-	// prune leaves out of the detector, for large fragments, the rules
-	// that cannot match them; nil: never.
-	prune *rulePruner
-	// stock is gitleaks' own detector, for what fast does not take (text
-	// with something to decode); built on first use (a few MB and ms).
+	// stock is gitleaks' own detector, for scans without fast (another
+	// gitleaks version, or no rule fast can window); built on first use
+	// (a few MB and ms).
 	stock       func() *detect.Detector
 	ignore      ignoreSet
 	cache       *Cache
@@ -159,7 +156,6 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 	})
 	s.cfg = &cfg
 	s.fast = newFastDetect(cfg, s.version)
-	s.prune = newRulePruner(cfg)
 	if opts.CacheDir != "" {
 		c, err := OpenCache(opts.CacheDir)
 		if err != nil {
@@ -533,9 +529,9 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 		CommitSHA: commit,
 		StartLine: 1, // gitleaks adds the 0-based line index to this
 	}
-	gl, ok := s.fast.detectOrSkip(ctx, frag, s.prune)
+	gl, ok := s.fast.detectOrSkip(ctx, frag)
 	if !ok {
-		gl = s.detectDecoding(ctx, frag)
+		gl = s.stock().DetectContext(ctx, frag)
 	}
 	// DetectContext stops quietly on cancellation and returns what it has;
 	// a partial scan must not pass for a clean one.
@@ -582,31 +578,6 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 		}
 	}
 	return raw, nil
-}
-
-// detectDecoding is gitleaks' findings for a fragment that may have
-// something to decode. When the pruner applies and no rule has a match on
-// a decoded value, the decoding passes can report nothing and one pass
-// gives the findings (fastDetect); otherwise gitleaks' detector with its
-// decoding passes runs, over the rules that can match.
-func (s *Scanner) detectDecoding(ctx context.Context, frag fragment) []report.Finding {
-	d := s.stock()
-	if s.prune.applies(frag.Raw) {
-		passes, segs := s.prune.passes(frag.Raw, DecodeDepth)
-		keep0, ok0 := s.prune.keep(passes[:1])
-		keepDec, okDec := s.prune.keepDecoded(passes[1:], segs[1:])
-		switch {
-		case !ok0 || !okDec:
-		case s.fast != nil && !s.prune.anyRegex(keepDec):
-			return s.fast.detectOnce(ctx, frag, s.prune, keep0)
-		default:
-			for id := range keepDec {
-				keep0[id] = true
-			}
-			d = s.prune.detector(*s.cfg, keep0, DecodeDepth)
-		}
-	}
-	return d.DetectContext(ctx, frag)
 }
 
 // detectEscaped scans the decoded values of text's escaped strings and maps

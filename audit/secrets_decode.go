@@ -1,6 +1,123 @@
 package audit
 
-import "github.com/zricethezav/gitleaks/v8/detect/codec"
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/zricethezav/gitleaks/v8/detect/codec"
+)
+
+// decodePassesSegs returns the texts gitleaks' detector runs its rules on
+// for text with depth decoding passes: text, then each decoded text while
+// the decoder finds something (detect.Detector.DetectContext's loop); and
+// for each decoded text (index 1 on) where its decoded values are: byte
+// ranges [start, end) of the text. The segments are found with
+// nativeEncodings (a unicode escape's value is decoded by gitleaks'
+// decoder alone); a pass over text that is not valid UTF-8 or holds a NUL
+// is made by gitleaks' decoder, and its ranges are nil (not known).
+func decodePassesSegs(text string, depth int) ([]string, [][][2]int) {
+	out := []string{text}
+	segs := [][][2]int{nil}
+	cur := text
+	for d := 1; d <= depth; d++ {
+		var next string
+		var ranges [][2]int
+		var found bool
+		if utf8.ValidString(cur) && strings.IndexByte(cur, 0) < 0 {
+			next, ranges = decodeOnce(cur)
+			found = len(ranges) > 0
+		} else {
+			var gs []*codec.EncodedSegment
+			next, gs = codec.NewDecoder().Decode(cur, nil)
+			found = len(gs) > 0
+		}
+		if !found {
+			break
+		}
+		out = append(out, next)
+		segs = append(segs, ranges)
+		cur = next
+	}
+	return out, segs
+}
+
+// encodingsPattern is gitleaks' codec.encodingsRe (v8.30.1): its encodings'
+// patterns as named groups, in precedence order.
+const encodingsPattern = `(?P<percent>%[0-9A-Fa-f]{2}(?:.*%[0-9A-Fa-f]{2})?)|` +
+	`(?P<unicode>(?:(?:U\+[a-fA-F0-9]{4}(?:\s|$))+|(?i)(?:\\{1,2}u[a-fA-F0-9]{4})+))|` +
+	`(?P<hex>[0-9A-Fa-f]{32,})|(?P<base64>[\w\/+-]{16,}={0,2})`
+
+// Encoding groups of encodingsPattern; a higher index yields to a lower one.
+const (
+	encPercent = iota
+	encUnicode
+	encHex
+	encBase64
+)
+
+// decodeOnce is one pass of gitleaks' codec.Decoder.Decode over text: the
+// text with every segment replaced by its decoded value, and the decoded
+// values' ranges in it (none: nothing to decode).
+func decodeOnce(text string) (decoded string, ranges [][2]int) {
+	type match struct{ kind, start, end int }
+	var all []match
+	for _, m := range (nativeEncodings{}).FindAllStringSubmatchIndex(text, -1) {
+		for i, k := 2, 0; i+1 < len(m); i, k = i+2, k+1 {
+			if m[i] > -1 {
+				all = append(all, match{k, m[i], m[i+1]})
+			}
+		}
+	}
+	// codec.findEncodingMatches: a match touching or overlapping a
+	// neighbour of higher precedence waits for the next pass.
+	overlaps := func(a, b match) bool { return b.start <= a.end && b.end >= a.start }
+	var b strings.Builder
+	last := 0
+	for i, m := range all {
+		if len(all) > 1 {
+			if i > 0 && overlaps(m, all[i-1]) && all[i-1].kind < m.kind {
+				continue
+			}
+			if i+1 < len(all) && overlaps(m, all[i+1]) && all[i+1].kind < m.kind {
+				continue
+			}
+		}
+		var v string
+		switch m.kind {
+		case encUnicode:
+			v = decodeUnicodeLike(text[m.start:m.end])
+		case encPercent:
+			v = decodePercentLike(text[m.start:m.end])
+		case encHex:
+			v = decodeHexLike(text[m.start:m.end])
+		case encBase64:
+			v = decodeBase64Like(text[m.start:m.end])
+		}
+		if v == "" {
+			continue
+		}
+		b.WriteString(text[last:m.start])
+		ranges = append(ranges, [2]int{b.Len(), b.Len() + len(v)})
+		b.WriteString(v)
+		last = m.end
+	}
+	if len(ranges) == 0 {
+		return text, nil
+	}
+	b.WriteString(text[last:])
+	return b.String(), ranges
+}
+
+// touchesAny reports whether [start, end] touches or overlaps one of the
+// ranges, as gitleaks' startEnd.overlaps decides.
+func touchesAny(ranges [][2]int, start, end int) bool {
+	for _, r := range ranges {
+		if start <= r[1] && end >= r[0] {
+			return true
+		}
+	}
+	return false
+}
 
 // nativeEncodings finds gitleaks' encoded segments (encodingsPattern)
 // with byte loops instead of Go's regexp, whose captures were most of the
@@ -76,21 +193,6 @@ func nextEncoding(text string, p int) (start, end, kind int) {
 		}
 	}
 	return -1, -1, 0
-}
-
-// MatchString and FindAllStringIndex complete ruleMatcher; the decoder
-// uses only FindAllStringSubmatchIndex.
-func (e nativeEncodings) MatchString(text string) bool {
-	s, _, _ := nextEncoding(text, 0)
-	return s >= 0
-}
-
-func (e nativeEncodings) FindAllStringIndex(text string, n int) [][]int {
-	var out [][]int
-	for _, m := range e.FindAllStringSubmatchIndex(text, n) {
-		out = append(out, m[:2])
-	}
-	return out
 }
 
 // unicodeAt is the end of the pattern's unicode group matched at i, or i:

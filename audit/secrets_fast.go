@@ -60,6 +60,10 @@ const (
 	genericPattern = `(?i)[\w.-]{0,50}?(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([\w.=-]{10,150}|[a-z0-9][a-z0-9+/]{11,}={0,3})(?:[\x60'"\s;]|\\[nr]|$)`
 )
 
+// maxDecodingDetectors bounds fastDetect's cache of detectors, one per set
+// of rules a decoded value matched.
+const maxDecodingDetectors = 256
+
 // newFastDetect returns nil when the fast path does not apply to cfg.
 func newFastDetect(cfg config.Config, version string) *fastDetect {
 	if version != fastGitleaksVersion {
@@ -86,40 +90,27 @@ func newFastDetect(cfg config.Config, version string) *fastDetect {
 		}
 		d := detect.NewDetector(c)
 		d.MaxDecodeDepth = DecodeDepth
-		if len(cache) < maxPrunedDetectors {
+		if len(cache) < maxDecodingDetectors {
 			cache[key] = d
 		}
 		return d
 	}}
 }
 
-// detect returns gitleaks' findings for frag, or ok=false when the fragment
-// must go through the stock detector (a pruner applies to it and it holds
-// something to decode).
-//
-// With a pruner that applies to the fragment, the rules that cannot match
-// it are left out of the detector (rulePruner).
-func (f *fastDetect) detect(ctx context.Context, frag fragment, prune *rulePruner) ([]report.Finding, bool) {
+// detect returns gitleaks' findings for frag.
+func (f *fastDetect) detect(ctx context.Context, frag fragment) []report.Finding {
 	text := frag.Raw
-	decodes := mayDecode(text)
-	var keep map[string]bool
-	if prune.applies(text) {
-		if decodes {
-			return nil, false
-		}
-		keep, _ = prune.keep([]string{text})
+	out := f.rules.detect(ctx, frag)
+	if !mayDecode(text) {
+		return out
 	}
-	out := f.detectOnce(ctx, frag, prune, keep)
-	if !decodes {
-		return out, true
-	}
-	passes, segs := decodePassesSegs(text, DecodeDepth, nativeEncodings{})
+	passes, segs := decodePassesSegs(text, DecodeDepth)
 	if len(passes) < 2 {
-		return out, true
+		return out
 	}
 	dec := f.rules.decodedRules(ctx, passes, segs)
 	if len(dec) == 0 {
-		return out, true
+		return out
 	}
 	for _, g := range f.decoding(dec).DetectContext(ctx, frag) {
 		// Findings of a decoding pass carry the decoding's tags after
@@ -128,13 +119,7 @@ func (f *fastDetect) detect(ctx context.Context, frag fragment, prune *rulePrune
 			out = append(out, g)
 		}
 	}
-	return gitleaksFilter(out), true
-}
-
-// detectOnce is gitleaks' findings for frag without decoding passes; with
-// keep, only those rules run (prune's detectors).
-func (f *fastDetect) detectOnce(ctx context.Context, frag fragment, prune *rulePruner, keep map[string]bool) []report.Finding {
-	return f.rules.detect(ctx, frag, keep, prune)
+	return gitleaksFilter(out)
 }
 
 // foldRunes are the non-ASCII runes that Go's case folding maps to ASCII
@@ -388,10 +373,11 @@ func decodeBase64Like(enc string) string {
 	return ""
 }
 
-// detectOrSkip is detect on a possibly nil fastDetect.
-func (f *fastDetect) detectOrSkip(ctx context.Context, frag fragment, prune *rulePruner) ([]report.Finding, bool) {
+// detectOrSkip is detect on a possibly nil fastDetect; ok=false when f is
+// nil.
+func (f *fastDetect) detectOrSkip(ctx context.Context, frag fragment) ([]report.Finding, bool) {
 	if f == nil {
 		return nil, false
 	}
-	return f.detect(ctx, frag, prune)
+	return f.detect(ctx, frag), true
 }

@@ -54,10 +54,9 @@ import (
 // to a specific one on its line) is applied across all rules.
 type ruleWindows struct {
 	cfg      config.Config
-	windowed []windowedRule // sorted by id
-	wholeCfg config.Config  // the rules a detector runs together
-	whole    *detect.Detector
-	// wholeAlways: wholeCfg has a rule that may report on any path;
+	windowed []windowedRule   // sorted by id
+	whole    *detect.Detector // the rules that run together
+	// wholeAlways: whole has a rule that may report on any path;
 	// else it runs only when one of paths matches.
 	wholeAlways bool
 	paths       []*regexp.Regexp
@@ -131,11 +130,12 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			required[req.RuleID] = true
 		}
 	}
-	w := &ruleWindows{cfg: cfg, wholeCfg: cfg}
-	w.wholeCfg.Rules = map[string]config.Rule{}
+	w := &ruleWindows{cfg: cfg}
+	wholeCfg := cfg
+	wholeCfg.Rules = map[string]config.Rule{}
 	for id, r := range cfg.Rules {
 		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 || required[id] {
-			w.wholeCfg.Rules[id] = r
+			wholeCfg.Rules[id] = r
 			if r.Regex == nil && r.Path != nil && !r.SkipReport {
 				w.paths = append(w.paths, r.Path)
 			} else {
@@ -178,7 +178,7 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		return nil
 	}
 	slices.SortFunc(w.windowed, func(a, b windowedRule) int { return strings.Compare(a.id, b.id) })
-	w.whole = detect.NewDetector(w.wholeCfg)
+	w.whole = detect.NewDetector(wholeCfg)
 	w.whole.MaxDecodeDepth = 0
 	w.all = sync.OnceValue(func() *detect.Detector {
 		d := detect.NewDetector(cfg)
@@ -257,30 +257,21 @@ func lowered(text string) (lower, alower string) {
 	return s, s
 }
 
-// detect is gitleaks' findings of one pass without decoding over frag;
-// with keep, only those rules run.
-func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string]bool, prune *rulePruner) []report.Finding {
+// detect is gitleaks' findings of one pass without decoding over frag.
+func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Finding {
 	text := frag.Raw
 	if hasFoldRune(text) {
-		d := w.all()
-		if keep != nil {
-			d = prune.detector(w.cfg, keep, 0)
-		}
-		return d.DetectContext(ctx, frag)
+		return w.all().DetectContext(ctx, frag)
 	}
 	var out []report.Finding
 	if w.runsWhole(frag) {
-		whole := w.whole
-		if keep != nil {
-			whole = prune.detector(w.wholeCfg, keep, 0)
-		}
-		out = whole.DetectContext(ctx, frag)
+		out = w.whole.DetectContext(ctx, frag)
 	}
 	lits := w.scanLiterals(lowered(text))
 	var nl []int
 	for i := range w.windowed {
 		r := &w.windowed[i]
-		if keep != nil && !keep[r.id] || !runs(r.keywords, lits.present) {
+		if !runs(r.keywords, lits.present) {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -301,6 +292,20 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, keep map[string
 		}
 	}
 	return gitleaksFilter(out)
+}
+
+// runs reports whether gitleaks' prefilter runs a rule with these keywords
+// on a text holding the present ones.
+func runs(keywords []string, present map[string]bool) bool {
+	if len(keywords) == 0 {
+		return true
+	}
+	for _, k := range keywords {
+		if present[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // matches reports whether the rule's pattern matches sub.

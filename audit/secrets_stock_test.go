@@ -7,13 +7,11 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
 
 	"github.com/ctxpack/ctxpack/internal/leakcorpus"
@@ -21,88 +19,11 @@ import (
 	"github.com/ctxpack/ctxpack/pack"
 )
 
-func TestRE2Comparable(t *testing.T) {
-	for _, c := range []struct {
-		re   string
-		want bool
-	}{
-		{`abc[0-9]{4}`, true},
-		{`(?i)key[a-z0-9_-]{10,}`, true}, // folds to ſ and K only
-		{`[^\s'"]+`, true},               // every non-ASCII rune
-		{`\S{8}|\W|.x`, true},
-		{`(?s).{3}\bx$`, true},
-		{`\p{L}+`, false}, // Unicode tables of two engines
-		{`é`, false},
-		{`[a-z\x{100}-\x{200}]`, false},
-		{`(?i)straße`, false},
-		{`(unclosed`, false},
-	} {
-		if got := re2Comparable(c.re); got != c.want {
-			t.Errorf("re2Comparable(%q) = %v, want %v", c.re, got, c.want)
-		}
-	}
-	// Every rule of gitleaks' default config with a pattern can be pruned.
-	cfg := mustDefaultConfig(t)
-	p := testPruner(t, cfg)
-	n := 0
-	for _, r := range cfg.Rules {
-		if r.Regex != nil {
-			n++
-		}
-	}
-	if len(p.prunable) != n {
-		t.Fatalf("%d of %d default rules with a pattern are prunable", len(p.prunable), n)
-	}
-	for i, re := range p.compiled() {
-		if re == nil {
-			t.Errorf("the engine does not compile %s", p.prunable[i].id)
-		}
-	}
-}
-
-// compileGo is Go's regexp as the pruner's engine: in builds without RE2
-// the tests run the pruner's logic with it.
-func compileGo(pattern string) (ruleMatcher, error) {
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, err
-	}
-	return re, nil
-}
-
-// testPruner is a pruner of cfg that prunes every fragment, with RE2 in
-// builds with the ctxpack_re2 tag, else with Go's regexp (the pruning logic
-// is the same; secrets_re2_engine_test.go compares the engines).
-func testPruner(t testing.TB, cfg config.Config) *rulePruner {
-	t.Helper()
-	compile := compileRE2
-	if compile == nil {
-		compile = compileGo
-	}
-	p := newRulePrunerWith(cfg, compile)
-	if p == nil {
-		t.Fatal("no pruner for the config")
-	}
-	p.minBytes, p.minLarge = 0, 0
-	return p
-}
-
-// TestPrunerOnlyWithRE2: NewScanner prunes exactly in builds with RE2
-// (go-re2's start-up cost is paid only there).
-func TestPrunerOnlyWithRE2(t *testing.T) {
-	s, err := NewScanner(ScannerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if (s.prune != nil) != (compileRE2 != nil) {
-		t.Errorf("pruner %v, RE2 linked in %v", s.prune != nil, compileRE2 != nil)
-	}
-}
-
-// engineTexts are texts for comparing the engines: this repository's and
+// scanTexts are texts for differential tests: this repository's and
 // gitleaks' files, the leak corpus, and generated assignments with fake
 // secrets of every kind, in ASCII and with non-ASCII runes (ſ, K, é, emoji).
-func engineTexts(t testing.TB) []textFile {
+// CTXPACK_SCAN_TEXTS sets how many are generated (3000).
+func scanTexts(t testing.TB) []textFile {
 	files := realFiles(t)
 	c := leakcorpus.Build(7)
 	for _, m := range []map[string]string{c.Base, c.Head, c.Interim, c.InterimExtra} {
@@ -123,7 +44,7 @@ func engineTexts(t testing.TB) []textFile {
 	keys := []string{"api_key", "token", "secret", "password", "auth", "ſecret", "\u212aEY", "clé", "access", "AKIA", "ghp_", "xoxb-", "sk_live_"}
 	odd := []string{"é", "ſ", "\u212a", "日本", "🔑", "\u00a0", "\r\n", "\t", "`", "\\u0041", "%41%42"}
 	n := 3000
-	if v, err := strconv.Atoi(os.Getenv("CTXPACK_RE2_ITERATIONS")); err == nil {
+	if v, err := strconv.Atoi(os.Getenv("CTXPACK_SCAN_TEXTS")); err == nil {
 		n = v
 	}
 	for i := 0; i < n/sample(10); i++ {
@@ -152,26 +73,29 @@ func engineTexts(t testing.TB) []textFile {
 	return files
 }
 
-// prunedAndStock returns a scanner that prunes every fragment and one
-// with gitleaks' detector alone (no fast path, no pruning).
-func prunedAndStock(t testing.TB) (*Scanner, *Scanner) {
+// defaultAndStock returns the scanner NewScanner builds (the fast path:
+// windowed rules, native decoding passes) and one with gitleaks' detector
+// alone.
+func defaultAndStock(t testing.TB) (*Scanner, *Scanner) {
 	t.Helper()
-	pruned, err := NewScanner(ScannerOptions{})
+	def, err := NewScanner(ScannerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pruned.prune = testPruner(t, *pruned.cfg)
+	if def.fast == nil {
+		t.Fatal("the default scanner has no fast path: nothing to compare")
+	}
 	stock, err := NewScanner(ScannerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stock.fast, stock.prune = nil, nil
-	return pruned, stock
+	stock.fast = nil
+	return def, stock
 }
 
-func sameScan(t *testing.T, pruned, stock *Scanner, path, text string) []pack.Finding {
+func sameScan(t *testing.T, def, stock *Scanner, path, text string) []pack.Finding {
 	t.Helper()
-	got, err := pruned.Scan(context.Background(), path, []byte(text))
+	got, err := def.Scan(context.Background(), path, []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,22 +104,22 @@ func sameScan(t *testing.T, pruned, stock *Scanner, path, text string) []pack.Fi
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("%s: pruned scan differs from gitleaks' detector\n got: %v\nwant: %v", path, got, want)
+		t.Fatalf("%s: scan differs from gitleaks' detector\n got: %v\nwant: %v", path, got, want)
 	}
 	return want
 }
 
-// TestPrunedScanSameFindings compares whole scans (rule, lines, offsets,
-// fingerprints) of the pruning scanner with gitleaks' detector alone.
-func TestPrunedScanSameFindings(t *testing.T) {
-	pruned, stock := prunedAndStock(t)
-	texts := engineTexts(t)
+// TestScanMatchesStock compares whole scans (rule, lines, offsets,
+// fingerprints) of the default scanner with gitleaks' detector alone.
+func TestScanMatchesStock(t *testing.T) {
+	def, stock := defaultAndStock(t)
+	texts := scanTexts(t)
 	found := 0
 	for i, f := range texts {
 		if i%(4*sample(4)) != 0 {
 			continue
 		}
-		if len(sameScan(t, pruned, stock, f.path, f.text)) > 0 {
+		if len(sameScan(t, def, stock, f.path, f.text)) > 0 {
 			found++
 		}
 	}
@@ -205,11 +129,11 @@ func TestPrunedScanSameFindings(t *testing.T) {
 	}
 }
 
-// TestPrunedScanDecodingPasses covers the decoding passes: a secret found
-// only after decoding (base64, hex, percent, twice), next to one found in
-// the raw text, in a fragment the pruner takes.
-func TestPrunedScanDecodingPasses(t *testing.T) {
-	pruned, stock := prunedAndStock(t)
+// TestScanDecodingPassesMatchStock covers the decoding passes: a secret
+// found only after decoding (base64, hex, percent, twice), next to one
+// found in the raw text.
+func TestScanDecodingPassesMatchStock(t *testing.T) {
+	def, stock := defaultAndStock(t)
 	fake := secrettest.Make(3)
 	b64 := base64.StdEncoding.EncodeToString
 	for _, text := range []string{
@@ -224,18 +148,18 @@ func TestPrunedScanDecodingPasses(t *testing.T) {
 		"password=" + b64([]byte("x"+fake.DBPassword)) + "\n",
 		"auth_token: " + b64([]byte("Zz9"+fake.APIKey)) + "\n",
 	} {
-		sameScan(t, pruned, stock, "config.yaml", text)
+		sameScan(t, def, stock, "config.yaml", text)
 	}
-	fs, err := pruned.Scan(context.Background(), "x.env", []byte("export TOKEN="+b64([]byte("github_token = "+fake.GitHub))+"\n"))
+	fs, err := def.Scan(context.Background(), "x.env", []byte("export TOKEN="+b64([]byte("github_token = "+fake.GitHub))+"\n"))
 	if err != nil || len(fs) == 0 {
 		t.Fatalf("a base64-encoded token is not found (%v, %v)", fs, err)
 	}
 }
 
-// FuzzPrunedScan: the pruning scanner, the default one (the fast path:
-// windowed rules, native decoding passes) and gitleaks' detector alone
-// find the same on any text.
-func FuzzPrunedScan(f *testing.F) {
+// FuzzScanMatchesStock: the default scanner (the fast path: windowed
+// rules, native decoding passes) and gitleaks' detector alone find the
+// same on any text.
+func FuzzScanMatchesStock(f *testing.F) {
 	fake := secrettest.Make(11)
 	f.Add("api_key = " + fake.APIKey + "\n")
 	f.Add("token: " + base64.StdEncoding.EncodeToString([]byte("ghp "+fake.GitHub)) + "\n")
@@ -243,18 +167,12 @@ func FuzzPrunedScan(f *testing.F) {
 	f.Add("%41%50%49_KEY=" + fake.Slack + "\xff")
 	f.Add("x\napi_key =\n\n '" + fake.APIKey + "'\nU+0041 U+0042 \\u0061uth=" + fake.JWT)
 	f.Add("a\n" + fake.AWSKeyID + "\n" + fake.GitHub + " // gitleaks:allow")
-	pruned, stock := prunedAndStock(f)
-	fast, err := NewScanner(ScannerOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	fast.prune = nil
+	def, stock := defaultAndStock(f)
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 64<<10 {
 			return
 		}
-		sameScan(t, pruned, stock, "fuzz.env", text)
-		sameScan(t, fast, stock, "fuzz.env", text)
+		sameScan(t, def, stock, "fuzz.env", text)
 	})
 }
 
@@ -292,38 +210,6 @@ func decodeTexts(n int) []string {
 	return out
 }
 
-// TestDecodePassesMatchGitleaks compares the decoding passes found with RE2
-// with gitleaks' decoder's, text by text.
-func TestDecodePassesMatchGitleaks(t *testing.T) {
-	p := testPruner(t, mustDefaultConfig(t))
-	enc := p.encodings()
-	if enc == nil {
-		t.Fatal("the engine does not compile gitleaks' encodings pattern")
-	}
-	texts := decodeTexts(8000 / sample(10))
-	for i, f := range engineTexts(t) {
-		if i%sample(4) == 0 {
-			texts = append(texts, f.text)
-		}
-	}
-	decoded := 0
-	for _, text := range texts {
-		want := decodePasses(text, DecodeDepth)
-		got, ranges := decodePassesSegs(text, DecodeDepth, enc)
-		if !slices.Equal(got, want) {
-			t.Fatalf("decoding passes differ for %q\n got: %q\nwant: %q", text, got, want)
-		}
-		sameSegments(t, want, ranges)
-		if len(want) > 1 {
-			decoded++
-		}
-	}
-	t.Logf("%d texts, %d with something to decode", len(texts), decoded)
-	if decoded < len(texts)/4 {
-		t.Errorf("only %d texts decode", decoded)
-	}
-}
-
 // sameSegments checks the decoded values' ranges of each pass against
 // gitleaks' segments: a position touches one of ours exactly when it
 // touches one of gitleaks' (codec.SegmentsWithDecodedOverlap), the test
@@ -346,21 +232,18 @@ func sameSegments(t *testing.T, passes []string, ranges [][][2]int) {
 	}
 }
 
-// FuzzDecodePasses: RE2's decoding passes are gitleaks' on any text.
-func FuzzDecodePasses(f *testing.F) {
-	for _, s := range decodeTexts(8) {
-		f.Add(s)
+// decodePasses returns the texts gitleaks' detector runs its rules on for
+// text with depth decoding passes, made by gitleaks' decoder alone: text,
+// then each decoded text while the decoder finds something
+// (detect.Detector.DetectContext's loop).
+func decodePasses(text string, depth int) []string {
+	out := []string{text}
+	for d := 1; d <= depth; d++ {
+		next, segs := codec.NewDecoder().Decode(out[len(out)-1], nil)
+		if len(segs) == 0 {
+			break
+		}
+		out = append(out, next)
 	}
-	enc := testPruner(f, mustDefaultConfig(f)).encodings()
-	f.Fuzz(func(t *testing.T, text string) {
-		if len(text) > 64<<10 {
-			return
-		}
-		want := decodePasses(text, DecodeDepth)
-		got, ranges := decodePassesSegs(text, DecodeDepth, enc)
-		if !slices.Equal(got, want) {
-			t.Fatalf("decoding passes differ\n got: %q\nwant: %q", got, want)
-		}
-		sameSegments(t, want, ranges)
-	})
+	return out
 }
