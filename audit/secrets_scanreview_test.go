@@ -1,0 +1,203 @@
+package audit
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/zricethezav/gitleaks/v8/detect"
+
+	"github.com/ctxpack/ctxpack/internal/secrettest"
+)
+
+// fastStockDiff runs the fast path and gitleaks' stock detector on frag;
+// ok is false when the fast path declined the fragment.
+func fastStockDiff(f *fastDetect, stock *detect.Detector, frag fragment) (got, want []string, ok bool) {
+	want = findingsKey(stock.DetectContext(context.Background(), frag))
+	g, ok := f.detect(context.Background(), frag, nil)
+	if !ok {
+		return nil, want, false
+	}
+	return findingsKey(g), want, true
+}
+
+// advPieces are the pieces the adversarial generator strings together:
+// keywords of the default rules, every byte the generic rule's key tail,
+// spacers, operators and terminators read, line endings, fold runes,
+// invalid UTF-8 and encoded values.
+func advPieces(r *rand.Rand, fake secrettest.Fake, g *secrettest.Gen) []func() string {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	lit := func(s ...string) func() string { return func() string { return s[r.IntN(len(s))] } }
+	secretVals := []string{fake.GitHub, fake.Slack, fake.Stripe, fake.AWSKeyID, fake.JWT, fake.APIKey, fake.DBPassword, fake.AWSSecret}
+	val := func() string {
+		switch r.IntN(4) {
+		case 0:
+			return secretVals[r.IntN(len(secretVals))]
+		case 1:
+			return g.Str(secrettest.Alnum, 10+r.IntN(30))
+		case 2:
+			return strings.ToLower(g.Str(secrettest.Alnum, 12)) + "+/" + g.Str("abc123", 8) + "=="
+		}
+		return g.Str(secrettest.Alnum+"._=-", 8+r.IntN(20))
+	}
+	return []func() string{
+		lit("key", "KEY", "Key", "api", "API", "Api", "aPi", "token", "secret", "password", "passwd", "auth", "access", "creds", "credential",
+			"aws_secret_access_key", "client_secret", "twitter", "kraken", "freshbooks", "heroku", "sendgrid", "github_token", "monkey", "keyword"),
+		lit(" ", "\t", "\n", "\r", "\r\n", "\n\n", "'", "\"", "`", "\f", "\v", ";", `\n`, `\r`, ".", "-", "_", " \t "),
+		lit("=", ":", ":=", "::=", ":::=", ">", "|", "||", "?=", "?", ",", "=>", "=="),
+		val, val, val,
+		lit("\u017f", "\u212a", "\xff", "\x00", "é", "İ", "\u2028"),
+		func() string { return strings.Repeat(g.Str("abcxyz_.-", 1), r.IntN(60)) },
+		func() string { return strings.Repeat(" ", r.IntN(25)) },
+		func() string { return b64("api_key = " + val()) },
+		func() string { return b64("token: " + val() + "\n") },
+		func() string { return hex.EncodeToString([]byte("secret=" + val())) },
+		func() string { return url.QueryEscape("password=" + val()) },
+		func() string { return `\u0074oken=\u0022` + val() + `\u0022` },
+		func() string { return "U+0041 U+0042 " },
+		func() string { return b64(b64("password: " + val())) },
+		func() string { return "%" + hex.EncodeToString([]byte(b64("key=" + val()))) },
+		lit("// gitleaks:allow", " gitleaks:allow\n"),
+		func() string { return fake.RSAKey },
+		lit("-----BEGIN RSA PRIVATE KEY-----\n", "-----END RSA PRIVATE KEY-----"),
+		lit("https://user:", "@example.org/", "curl -u ", "Authorization: Bearer ", "kind: Secret\n", "data:\n  "),
+	}
+}
+
+func advText(r *rand.Rand, pieces []func() string) string {
+	var b strings.Builder
+	for n := 1 + r.IntN(14); n > 0; n-- {
+		b.WriteString(pieces[r.IntN(len(pieces))]())
+	}
+	return b.String()
+}
+
+// TestFastDetectAdversarialRandom strings adversarial pieces together and
+// compares the fast path with the stock detector. CTXPACK_ADV_ITERATIONS
+// runs longer.
+func TestFastDetectAdversarialRandom(t *testing.T) {
+	f, stock := defaultFast(t)
+	iterations := 3000
+	if n, err := strconv.Atoi(os.Getenv("CTXPACK_ADV_ITERATIONS")); err == nil {
+		iterations = n
+	}
+	iterations /= sample(10)
+	seed := uint64(41)
+	if n, err := strconv.ParseUint(os.Getenv("CTXPACK_ADV_SEED"), 10, 64); err == nil {
+		seed = n
+	}
+	r := rand.New(rand.NewPCG(seed, 43))
+	fake := secrettest.Make(seed)
+	pieces := advPieces(r, fake, secrettest.NewGen(seed+1))
+	paths := []string{"a.env", "config/app.yaml", "x.php", "main.tf", "cert.p12", "README.md", "nuget.config"}
+	fast, withFindings := 0, 0
+	for i := 0; i < iterations; i++ {
+		text := advText(r, pieces)
+		frag := fragment{Raw: text, FilePath: paths[r.IntN(len(paths))], StartLine: 1 + r.IntN(40)}
+		got, want, ok := fastStockDiff(f, stock, frag)
+		if !ok {
+			continue
+		}
+		fast++
+		if len(want) > 0 {
+			withFindings++
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("fast path findings differ on %s\ntext: %q\n got: %q\nwant: %q", frag.FilePath, text, got, want)
+		}
+	}
+	t.Logf("%d texts, %d on the fast path, %d with findings", iterations, fast, withFindings)
+}
+
+// FuzzFastDetectMatchesStock: on any text and path, the fast path gives
+// the stock detector's findings.
+func FuzzFastDetectMatchesStock(f *testing.F) {
+	r := rand.New(rand.NewPCG(5, 6))
+	fake := secrettest.Make(5)
+	pieces := advPieces(r, fake, secrettest.NewGen(6))
+	for i := 0; i < 40; i++ {
+		f.Add(advText(r, pieces), "a.env")
+	}
+	for _, c := range adversarialCases(fake) {
+		f.Add(c.text, c.path)
+	}
+	fd, stock := defaultFast(f)
+	f.Fuzz(func(t *testing.T, text, path string) {
+		if len(text) > 16<<10 {
+			return
+		}
+		frag := fragment{Raw: text, FilePath: path, StartLine: 1}
+		got, want, ok := fastStockDiff(fd, stock, frag)
+		if ok && !slices.Equal(got, want) {
+			t.Fatalf("fast path findings differ on %q\ntext: %q\n got: %q\nwant: %q", path, text, got, want)
+		}
+	})
+}
+
+type advCase struct{ name, path, text string }
+
+// adversarialCases are inputs built against the fast path's assumptions
+// (windows, assignment reach, decoding, case folding, line endings).
+func adversarialCases(fake secrettest.Fake) []advCase {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	k := fake.APIKey
+	var cs []advCase
+	add := func(name, path, text string) { cs = append(cs, advCase{name, path, text}) }
+	add("crlf", "a.env", "x\r\napi_key = "+k+"\r\n")
+	add("lone cr", "a.env", "x\rapi_key =\r\r\r"+k+"\r")
+	add("cr spacers", "a.env", "key\r\r\r=\r\r\r\r\r"+k+"\n")
+	add("newline spacers", "a.env", "key\n\n\n=\n\n\n\n\n"+k+"\n")
+	add("six newline spacers", "a.env", "key\n\n\n=\n\n\n\n\n\n"+k+"\n")
+	add("tail 20", "a.env", "key"+strings.Repeat("_", 20)+" = "+k+"\n")
+	add("tail 21", "a.env", "key"+strings.Repeat("_", 21)+" = "+k+"\n")
+	add("head 50", "a.env", strings.Repeat("x", 50)+"key = "+k+"\n")
+	add("head 51", "a.env", strings.Repeat("x", 51)+"key = "+k+"\n")
+	add("long line", "a.env", strings.Repeat("a ", 40000)+"token = "+k+" "+strings.Repeat("b", 70000)+"\n")
+	add("kelvin", "a.env", "\u212aey = "+k+"\n")
+	add("long s", "a.env", "\u017fecret = "+k+"\n")
+	add("kelvin in value", "a.env", "key = "+k[:8]+"\u212a"+k[8:]+"\n")
+	add("nul", "a.env", "a\x00\nkey = "+k+"\n\x00")
+	add("invalid utf8", "a.env", "\xff\xfekey = "+k+"\xff\n")
+	add("b64 keyword", "a.env", "x = "+b64("aws_secret_access_key="+fake.AWSSecret)+"\n")
+	add("nested", "a.env", "%"+hex.EncodeToString([]byte(b64("token = "+k)))+"\n")
+	add("unicode escapes", "a.env", `s = "\u0074\u006f\u006b\u0065\u006e = `+k+`"`+"\n")
+	add("allow next line", "a.env", "// gitleaks:allow\napi_key = "+k+"\n")
+	add("allow prev line", "a.env", "api_key = "+k+"\n// gitleaks:allow\n")
+	add("allow multi-line match", "a.env", "api_key = // gitleaks:allow\n"+k+"\n")
+	add("private key crlf", "id_rsa", strings.ReplaceAll(fake.RSAKey, "\n", "\r\n")+"\r\n")
+	add("jwt split", "a.env", strings.ReplaceAll(fake.JWT, ".", ".\n")+"\n")
+	add("php freemius", "x.php", `'secret_key'   =>   'sk_`+strings.Repeat("a1B2", 7)+`z'`+"\n")
+	add("php freemius wrong path", "x.txt", `'secret_key'   =>   'sk_`+strings.Repeat("a1B2", 7)+`z'`+"\n")
+	add("p12 path", "certs/a.p12", "token = "+k+"\n")
+	add("last line no newline", "a.env", "a\nb\ntoken = "+k)
+	add("bitbake allowlist", "r.bb", `SRC_URI_SECRET = "`+k+`"`+"\n")
+	add("import allowlist", "a.js", `import { apiKey } from 'x'; const api_key = "`+k+`"`+"\n")
+	add("k8s secret", "s.yaml", "kind: Secret\nmetadata:\n  name: x\ndata:\n  password: "+b64(k)+"\n")
+	add("decoded straddles", "a.env", strings.Repeat("line\n", 5)+b64("x\n\n\nkey\n=\n"+k+"\n")+"\n")
+	return cs
+}
+
+// TestFastDetectAdversarialCases compares the fast path with the stock
+// detector on adversarialCases, at two start lines and with a commit.
+func TestFastDetectAdversarialCases(t *testing.T) {
+	f, stock := defaultFast(t)
+	for _, c := range adversarialCases(secrettest.Make(23)) {
+		t.Run(c.name, func(t *testing.T) {
+			for _, start := range []int{1, 7} {
+				frag := fragment{Raw: c.text, FilePath: c.path, StartLine: start, CommitSHA: fmt.Sprint(start)}
+				got, want, ok := fastStockDiff(f, stock, frag)
+				if ok && !slices.Equal(got, want) {
+					t.Fatalf("fast path findings differ\ntext: %q\n got: %q\nwant: %q", c.text, got, want)
+				}
+			}
+		})
+	}
+}
