@@ -5,13 +5,17 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/detect"
 
@@ -64,7 +68,7 @@ func advPieces(r *rand.Rand, fake secrettest.Fake, g *secrettest.Gen) []func() s
 		func() string { return `\u0074oken=\u0022` + val() + `\u0022` },
 		func() string { return "U+0041 U+0042 " },
 		func() string { return b64(b64("password: " + val())) },
-		func() string { return "%" + hex.EncodeToString([]byte(b64("key=" + val()))) },
+		func() string { return "%" + hex.EncodeToString([]byte(b64("key="+val()))) },
 		lit("// gitleaks:allow", " gitleaks:allow\n"),
 		func() string { return fake.RSAKey },
 		lit("-----BEGIN RSA PRIVATE KEY-----\n", "-----END RSA PRIVATE KEY-----"),
@@ -199,5 +203,181 @@ func TestFastDetectAdversarialCases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// genMatch returns a random string built from re's syntax tree: mostly a
+// match of re (empty-width assertions are not enforced), with newlines,
+// carriage returns and spaces favoured wherever a class allows them.
+func genMatch(r *rand.Rand, re *syntax.Regexp, b *strings.Builder) {
+	rep := func(min, max int) int {
+		if max < 0 {
+			max = min + 6
+		}
+		switch r.IntN(4) {
+		case 0:
+			return min
+		case 1:
+			return max
+		}
+		return min + r.IntN(max-min+1)
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && r.IntN(2) == 0 {
+				c = unicode.SimpleFold(c)
+				if c >= utf8.RuneSelf && r.IntN(4) > 0 {
+					c = unicode.SimpleFold(c)
+				}
+			}
+			b.WriteRune(c)
+		}
+	case syntax.OpCharClass:
+		if len(re.Rune) == 0 {
+			return
+		}
+		var fav []rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for _, c := range []rune{'\n', '\r', ' ', '\t', '=', '"', '\''} {
+				if re.Rune[i] <= c && c <= re.Rune[i+1] {
+					fav = append(fav, c)
+				}
+			}
+		}
+		if len(fav) > 0 && r.IntN(3) == 0 {
+			b.WriteRune(fav[r.IntN(len(fav))])
+			return
+		}
+		i := 2 * r.IntN(len(re.Rune)/2)
+		lo, hi := re.Rune[i], min(re.Rune[i+1], re.Rune[i]+200)
+		c := lo + rune(r.IntN(int(hi-lo)+1))
+		if c > 0x10FFFF || (0xD800 <= c && c <= 0xDFFF) {
+			c = lo
+		}
+		b.WriteRune(c)
+	case syntax.OpAnyCharNotNL:
+		b.WriteByte(byte('!' + r.IntN(90)))
+	case syntax.OpAnyChar:
+		if r.IntN(4) == 0 {
+			b.WriteByte('\n')
+		} else {
+			b.WriteByte(byte('!' + r.IntN(90)))
+		}
+	case syntax.OpCapture:
+		genMatch(r, re.Sub[0], b)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			genMatch(r, s, b)
+		}
+	case syntax.OpAlternate:
+		genMatch(r, re.Sub[r.IntN(len(re.Sub))], b)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, -1
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+		}
+		for n := rep(lo, hi); n > 0; n-- {
+			genMatch(r, re.Sub[0], b)
+		}
+	}
+}
+
+// TestFastDetectRuleMatches builds, for every default rule, random
+// strings from its pattern (true positives, many spread over lines), puts
+// them between random lines and compares the fast path with the stock
+// detector. CTXPACK_RULE_SAMPLES runs longer.
+func TestFastDetectRuleMatches(t *testing.T) {
+	f, stock := defaultFast(t)
+	cfg := mustDefaultConfig(t)
+	samples := 6
+	if n, err := strconv.Atoi(os.Getenv("CTXPACK_RULE_SAMPLES")); err == nil {
+		samples = n
+	}
+	seed := uint64(77)
+	if n, err := strconv.ParseUint(os.Getenv("CTXPACK_ADV_SEED"), 10, 64); err == nil {
+		seed = n
+	}
+	r := rand.New(rand.NewPCG(seed, 3))
+	ids := slices.Sorted(maps.Keys(cfg.Rules))
+	fillers := []string{"", "\n", "x\n", "\r\n", "\n\n", " ", "foo = bar\n", "key\n", "token =\n", "// gitleaks:allow\n", "\"", "'"}
+	matched, checked := 0, 0
+	for _, id := range ids {
+		rule := cfg.Rules[id]
+		if rule.Regex == nil {
+			continue
+		}
+		re, err := syntax.Parse(rule.Regex.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < samples/sample(4); i++ {
+			var b strings.Builder
+			for n := r.IntN(4); n > 0; n-- {
+				b.WriteString(fillers[r.IntN(len(fillers))])
+			}
+			for n := 1 + r.IntN(2); n > 0; n-- {
+				genMatch(r, re, &b)
+				b.WriteString(fillers[r.IntN(len(fillers))])
+			}
+			text := b.String()
+			if rule.Regex.MatchString(text) {
+				matched++
+			}
+			path := "a.env"
+			if rule.Path != nil {
+				path = map[bool]string{true: "x.php", false: "deploy.yaml"}[strings.Contains(rule.Path.String(), "php")]
+			}
+			frag := fragment{Raw: text, FilePath: path, StartLine: 1 + r.IntN(5)}
+			got, want, ok := fastStockDiff(f, stock, frag)
+			if !ok {
+				continue
+			}
+			checked++
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: fast path findings differ\ntext: %q\n got: %q\nwant: %q", id, text, got, want)
+			}
+		}
+	}
+	t.Logf("%d texts compared, %d matched their rule's pattern", checked, matched)
+}
+
+// TestScannerFastPathAdversarial compares whole Scanner results with and
+// without the fast path on the adversarial texts.
+func TestScannerFastPathAdversarial(t *testing.T) {
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.fast = nil
+	fake := secrettest.Make(31)
+	r := rand.New(rand.NewPCG(8, 9))
+	pieces := advPieces(r, fake, secrettest.NewGen(10))
+	var cs []advCase
+	cs = append(cs, adversarialCases(fake)...)
+	for i := 0; i < 400/sample(10); i++ {
+		cs = append(cs, advCase{fmt.Sprint("random ", i), "a.env", advText(r, pieces)})
+	}
+	for _, c := range cs {
+		got, err := s.Scan(context.Background(), c.path, []byte(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := slow.Scan(context.Background(), c.path, []byte(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: scan differs with the fast path\ntext: %q\n got: %v\nwant: %v", c.name, c.text, got, want)
+		}
 	}
 }
