@@ -381,3 +381,131 @@ func TestScannerFastPathAdversarial(t *testing.T) {
 		}
 	}
 }
+
+// customRulesTOML are repository rules built against the window proof:
+// anchors with newlines around them, line anchors and text anchors,
+// word boundaries at a window's edge, allowlists on the line and the
+// match, a secret group, a rule requiring another, a generic rule of the
+// repository's own and a path with a pattern.
+const customRulesTOML = `
+[extend]
+useDefault = true
+
+[[rules]]
+id = "multi-begin"
+regex = '''(?m)^BEGIN[ \t]*\n(?:[A-Za-z0-9+/=]{8,64}\n){1,4}END$'''
+keywords = ["begin"]
+
+[[rules]]
+id = "around-anchor"
+regex = '''(?i)\b[a-z0-9]{6,12}\s{0,2}MAGIC\s{0,3}([a-z0-9]{12,20})\b'''
+secretGroup = 1
+keywords = ["magic"]
+
+[[rules]]
+id = "text-edges"
+regex = '''\Azz[0-9]{8}|yy[0-9]{8}\z'''
+keywords = ["zz", "yy"]
+
+[[rules]]
+id = "nl-literal"
+regex = '''pw:\n\s?([A-Za-z0-9]{12,})'''
+keywords = ["pw:"]
+
+[[rules]]
+id = "line-allow"
+regex = '''(?i)ticket[=:]([a-z0-9]{16})'''
+keywords = ["ticket"]
+[[rules.allowlists]]
+regexTarget = "line"
+regexes = ['''^\n?#''', '''(?s)ignore.*me''']
+[[rules.allowlists]]
+regexTarget = "match"
+regexes = ['''TICKET=''']
+
+[[rules]]
+id = "custom-generic-pin"
+regex = '''(?i)pin\s{0,2}=\s{0,2}([0-9]{6,10})'''
+keywords = ["pin"]
+
+[[rules]]
+id = "needs-user"
+regex = '''(?i)passcode:\s?([a-z0-9]{10,})'''
+keywords = ["passcode"]
+[[rules.required]]
+id = "user-name"
+withinLines = 2
+
+[[rules]]
+id = "user-name"
+regex = '''user:\s?([a-z]{4,})'''
+keywords = ["user"]
+
+[[rules]]
+id = "tf-only"
+regex = '''tfsecret_[a-z0-9]{10}'''
+path = '''\.tf$'''
+keywords = ["tfsecret_"]
+
+[[rules]]
+id = "dollar"
+regex = '''(?i)stash[ ]?=[ ]?[a-z0-9]{10,}$'''
+keywords = ["stash"]
+`
+
+// TestFastDetectCustomRules compares the fast path with the stock detector
+// under a repository config whose rules test the window proof.
+func TestFastDetectCustomRules(t *testing.T) {
+	cfg, err := loadGitleaksData("custom.toml", []byte(customRulesTOML), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFastDetect(cfg, fastGitleaksVersion)
+	if f == nil {
+		t.Fatal("no fast path")
+	}
+	stock := detect.NewDetector(cfg)
+	stock.MaxDecodeDepth = DecodeDepth
+	iterations := 3000
+	if n, err := strconv.Atoi(os.Getenv("CTXPACK_ADV_ITERATIONS")); err == nil {
+		iterations = n
+	}
+	iterations /= sample(10)
+	r := rand.New(rand.NewPCG(12, 13))
+	fake := secrettest.Make(12)
+	pieces := advPieces(r, fake, secrettest.NewGen(14))
+	var custom []*syntax.Regexp
+	for _, id := range []string{"multi-begin", "around-anchor", "text-edges", "nl-literal", "line-allow", "custom-generic-pin", "needs-user", "user-name", "tf-only", "dollar"} {
+		re, err := syntax.Parse(cfg.Rules[id].Regex.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		custom = append(custom, re)
+	}
+	pieces = append(pieces,
+		func() string { var b strings.Builder; genMatch(r, custom[r.IntN(len(custom))], &b); return b.String() },
+		func() string { var b strings.Builder; genMatch(r, custom[r.IntN(len(custom))], &b); return b.String() },
+		func() string { var b strings.Builder; genMatch(r, custom[r.IntN(len(custom))], &b); return b.String() },
+		func() string {
+			return []string{"#", "ignore", "me", "\n", "TICKET=", "zz12345678", "yy12345678"}[r.IntN(7)]
+		},
+	)
+	found, byRule := 0, map[string]int{}
+	for i := 0; i < iterations; i++ {
+		text := advText(r, pieces)
+		path := []string{"a.env", "main.tf"}[r.IntN(2)]
+		frag := fragment{Raw: text, FilePath: path, StartLine: 1 + r.IntN(9)}
+		got, want, ok := fastStockDiff(f, stock, frag)
+		if !ok {
+			continue
+		}
+		found += len(want)
+		for _, w := range want {
+			byRule[w[:strings.IndexByte(w, '|')]]++
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("fast path findings differ on %s\ntext: %q\n got: %q\nwant: %q", path, text, got, want)
+		}
+	}
+	t.Logf("%d texts, %d findings: %v", iterations, found, byRule)
+}
