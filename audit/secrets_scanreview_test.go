@@ -185,6 +185,12 @@ func adversarialCases(fake secrettest.Fake) []advCase {
 	add("bitbake allowlist", "r.bb", `SRC_URI_SECRET = "`+k+`"`+"\n")
 	add("import allowlist", "a.js", `import { apiKey } from 'x'; const api_key = "`+k+`"`+"\n")
 	add("k8s secret", "s.yaml", "kind: Secret\nmetadata:\n  name: x\ndata:\n  password: "+b64(k)+"\n")
+	add("decoded value after raw keyword", "a.env", "api_key = "+b64("\n\n\n"+k)+"\n")
+	add("percent keyword raw value", "a.env", "%6Bey = "+k+"\n")
+	add("percent newlines", "a.env", "token%0A%0A%3D%0A"+k+"\n")
+	add("hex newline split", "a.env", hex.EncodeToString([]byte("secret\n=\n\n\n\n\n"+k))+"\n")
+	add("decoded keyword far below", "a.env", b64("key\n")+"\n=\n"+k+"\n")
+	add("decoded tail 20", "a.env", b64("key"+strings.Repeat("_", 20))+" = "+k+"\n")
 	add("decoded straddles", "a.env", strings.Repeat("line\n", 5)+b64("x\n\n\nkey\n=\n"+k+"\n")+"\n")
 	return cs
 }
