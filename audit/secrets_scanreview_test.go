@@ -89,7 +89,7 @@ func advText(r *rand.Rand, pieces []func() string) string {
 // runs longer.
 func TestFastDetectAdversarialRandom(t *testing.T) {
 	f, stock := defaultFast(t)
-	iterations := 3000
+	iterations := 2000
 	if n, err := strconv.Atoi(os.Getenv("CTXPACK_ADV_ITERATIONS")); err == nil {
 		iterations = n
 	}
@@ -132,6 +132,13 @@ func FuzzFastDetectMatchesStock(f *testing.F) {
 	}
 	for _, c := range adversarialCases(fake) {
 		f.Add(c.text, c.path)
+	}
+	// Real secrets-bearing text: gitleaks' own test data and rule sources.
+	for _, file := range realFiles(f) {
+		if len(file.text) < 16<<10 && strings.Contains(file.path, "gitleaks") &&
+			(strings.Contains(file.path, "/testdata/") || strings.Contains(file.path, "/rules/")) {
+			f.Add(file.text, file.path)
+		}
 	}
 	fd, stock := defaultFast(f)
 	f.Fuzz(func(t *testing.T, text, path string) {
@@ -472,7 +479,7 @@ func TestFastDetectCustomRules(t *testing.T) {
 	}
 	stock := detect.NewDetector(cfg)
 	stock.MaxDecodeDepth = DecodeDepth
-	iterations := 3000
+	iterations := 1500
 	if n, err := strconv.Atoi(os.Getenv("CTXPACK_ADV_ITERATIONS")); err == nil {
 		iterations = n
 	}
