@@ -522,3 +522,59 @@ func TestFastDetectCustomRules(t *testing.T) {
 	}
 	t.Logf("%d texts, %d findings: %v", iterations, found, byRule)
 }
+
+// TestFastDetectAssignmentExhaustive puts every string of up to four bytes
+// of the generic rule's tail, spacer, operator and terminator alphabet
+// between a keyword and a value, and one or two of them after the value,
+// on a line between other lines: the assignment reach (operatorReach and
+// the window's last line) must cut no match. By default every 7th string;
+// CTXPACK_ASSIGN_ALL=1 runs them all.
+func TestFastDetectAssignmentExhaustive(t *testing.T) {
+	f, stock := defaultFast(t)
+	const alphabet = " \t\n\r\"'`=:|>?,a-\\"
+	step := 7 * sample(10)
+	if os.Getenv("CTXPACK_ASSIGN_ALL") != "" {
+		step = 1
+	}
+	value := secrettest.Make(3).APIKey
+	var mids []string
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		mids = append(mids, prefix)
+		if n == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	gen("", 4)
+	ends := []string{"", "\n", "\"", "\r\n", ";", `\n`, "\n\n", " x"}
+	checked, found := 0, 0
+	for i := 0; i < len(mids); i += step {
+		line := "x_token" + mids[i] + value + ends[i%len(ends)]
+		texts := []string{"a\n" + line + "\nb\n"}
+		if i%(3*step) == 0 {
+			// The same assignment only in a decoding pass.
+			texts = append(texts, "a\n"+base64.StdEncoding.EncodeToString([]byte(line))+"\nb\n")
+		}
+		for _, text := range texts {
+			frag := fragment{Raw: text, FilePath: "a.env", StartLine: 1}
+			got, want, ok := fastStockDiff(f, stock, frag)
+			if !ok {
+				continue
+			}
+			checked++
+			if len(want) > 0 {
+				found++
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("fast path findings differ\ntext: %q\n got: %q\nwant: %q", text, got, want)
+			}
+		}
+	}
+	t.Logf("%d texts, %d with findings", checked, found)
+	if found == 0 {
+		t.Error("no text had a finding: the generator is broken")
+	}
+}
