@@ -119,6 +119,9 @@ func TestFastDetectAdversarialRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d texts, %d on the fast path, %d with findings", iterations, fast, withFindings)
+	if fast < iterations/2 || withFindings < iterations/4 {
+		t.Errorf("only %d texts on the fast path, %d with findings: the generator is broken", fast, withFindings)
+	}
 }
 
 // FuzzFastDetectMatchesStock: on any text and path, the fast path gives
@@ -358,6 +361,9 @@ func TestFastDetectRuleMatches(t *testing.T) {
 		}
 	}
 	t.Logf("%d texts compared, %d matched their rule's pattern", checked, matched)
+	if matched < checked*3/4 {
+		t.Errorf("only %d of %d texts match their rule's pattern: genMatch is broken", matched, checked)
+	}
 }
 
 // TestScannerFastPathAdversarial compares whole Scanner results with and
@@ -521,6 +527,11 @@ func TestFastDetectCustomRules(t *testing.T) {
 		}
 	}
 	t.Logf("%d texts, %d findings: %v", iterations, found, byRule)
+	for _, id := range []string{"multi-begin", "around-anchor", "text-edges", "nl-literal", "line-allow", "needs-user", "tf-only", "dollar"} {
+		if byRule[id] == 0 {
+			t.Errorf("no finding of %s: the generator does not reach it", id)
+		}
+	}
 }
 
 // TestFastDetectAssignmentExhaustive puts every string of up to four bytes
