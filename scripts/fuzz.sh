@@ -67,15 +67,22 @@ fuzz_one() {
 }
 export -f fuzz_one
 
-# One instrumented test binary per package that has targets.
+# One instrumented test binary per package that has targets, FUZZ_JOBS
+# builds at a time (a link is single-threaded).
 mkdir -p "$work/bin"
 fuzzcache="$(go env GOCACHE)/fuzz"
 export fuzzcache
-for pkg in $(awk '{ print $1 }' "$work/targets" | sort -u); do
-  if ! go test -c -fuzz=. -o "$work/bin/$(printf '%s' "$pkg" | tr '/.' '__').test" "$pkg" >"$work/build.log" 2>&1; then
-    echo "building the fuzz binary of $pkg failed:"; cat "$work/build.log"; exit 1
+build_one() {
+  local pkg=$1 log
+  log="$work/build-$(printf '%s' "$pkg" | tr '/.' '__').log"
+  if ! go test -c -fuzz=. -o "$work/bin/$(printf '%s' "$pkg" | tr '/.' '__').test" "$pkg" >"$log" 2>&1; then
+    echo "building the fuzz binary of $pkg failed:"; cat "$log"; return 1
   fi
-done
+}
+export -f build_one
+if ! awk '{ print $1 }' "$work/targets" | sort -u | xargs -P "$FUZZ_JOBS" -n 1 bash -c 'build_one "$@"' _; then
+  exit 1
+fi
 awk '{ print $1, $2, NR }' "$work/targets" | xargs -P "$FUZZ_JOBS" -n 3 bash -c 'fuzz_one "$@"' _
 
 failed=0
