@@ -436,8 +436,12 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	// Each pattern runs only on lines holding the literals it needs (most
 	// lines that pass lineMayHaveCredential hold few of them).
 	hasEq := strings.IndexByte(line, '=') >= 0
-	// key <sep> "literal"
-	for _, m := range findAllIf(strings.ContainsAny(line, "\"'`"), reQuoted, line) {
+	// A case-insensitive pattern folds ſ to s and K to k: on a line with
+	// non-ASCII bytes a literal of lower is no precondition.
+	ascii := isASCII(line)
+	// key <sep> "literal": a quote after an '=' or ':'
+	sep := strings.IndexAny(line, "=:")
+	for _, m := range findAllIf(sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep, reQuoted, line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -477,7 +481,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// …;Password=…;
-	for _, m := range findAllIf(hasEq, reConnString, line) {
+	for _, m := range findAllIf(hasEq && (!ascii || strings.Contains(lower, "password") || strings.Contains(lower, "pwd")), reConnString, line) {
 		vs, ve := m[6], m[7]
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
@@ -520,7 +524,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 			})
 		})
 	}
-	connectionForms(line, add)
+	connectionForms(line, lower, ascii, add)
 	if !syn.unquoted {
 		// Shell lines in any file (a notebook's %env and !export, a
 		// README's code), and key=value pairs inside strings (libpq
