@@ -344,12 +344,40 @@ func connectionForms(line, lower string, ascii bool, add func(rule string, keySt
 		}
 	}
 	if strings.IndexByte(line, ',') >= 0 && strings.ContainsAny(line, "([{") {
-		// Every name reAuthPair knows holds auth, basic, log(_)in,
-		// sign(_)in or credential.
-		named := !ascii || strings.Contains(lower, "auth") || strings.Contains(lower, "basic") ||
-			strings.Contains(lower, "log") || strings.Contains(lower, "sign") || strings.Contains(lower, "credential")
-		for _, m := range findAllIf(named, reAuthPair, line) {
+		for _, m := range findAllIf(!ascii || nameThenOpen(lower, authPairEnds), reAuthPair, line) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
+}
+
+// authPairEnds are the endings of every name reAuthPair knows.
+var authPairEnds = []string{"auth", "basic", "login", "log_in", "signin", "sign_in", "authenticate", "credential", "credentials", "token"}
+
+// nameThenOpen reports whether lower holds one of names followed, as in
+// reAuthPair, by white space, an optional '=' or ':' and white space, and
+// an opening bracket.
+func nameThenOpen(lower string, names []string) bool {
+	skip := func(k int) int {
+		for k < len(lower) && (lower[k] == ' ' || lower[k] == '\t' || lower[k] == '\n' || lower[k] == '\f' || lower[k] == '\r') {
+			k++
+		}
+		return k
+	}
+	for _, n := range names {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], n)
+			if j < 0 {
+				break
+			}
+			k := skip(i + j + len(n))
+			if k < len(lower) && (lower[k] == '=' || lower[k] == ':') {
+				k = skip(k + 1)
+			}
+			if k < len(lower) && (lower[k] == '(' || lower[k] == '[' || lower[k] == '{') {
+				return true
+			}
+			i += j + 1
+		}
+	}
+	return false
 }
