@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"sort"
@@ -419,6 +420,37 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 	return out
 }
 
+// keyNeedles are, for an ASCII key, the words one of which the key's
+// letters and digits (lowercased, without the $ @ _ . - [ ] a key may hold)
+// contain whenever keyIsCredential accepts it; "_auth" is credKeys'.
+var keyNeedles = []string{"pass", "pwd", "parola", "sifre", "senha", "secret", "token", "apikey", "accesskey", "privatekey",
+	"kennwort", "wachtwoord", "losenord", "salasana", "haslo", "heslo", "jelszo", "adgangskode", "lozinka", "geslo",
+	"contrasena", "wagwoord", "parool", "parole", "matkhau"}
+
+// mayHoldCredentialKey reports whether an ASCII-lowercased ASCII line can
+// hold a key that keyIsCredential accepts (a key split into words, as in
+// p_a_s_s_w_o_r_d, too): a cheap test before patterns that find keys.
+func mayHoldCredentialKey(lower string) bool {
+	if strings.Contains(lower, "_auth") {
+		return true
+	}
+	var buf [256]byte
+	squeezed := buf[:0]
+	for i := 0; i < len(lower); i++ {
+		switch c := lower[i]; c {
+		case '$', '@', '_', '.', '-', '[', ']':
+		default:
+			squeezed = append(squeezed, c)
+		}
+	}
+	for _, n := range keyNeedles {
+		if bytes.Contains(squeezed, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
 func appendLowerASCII(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -439,9 +471,12 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	// A case-insensitive pattern folds ſ to s and K to k: on a line with
 	// non-ASCII bytes a literal of lower is no precondition.
 	ascii := isASCII(line)
+	// The patterns whose key must pass keyIsCredential run only on a line
+	// that can hold such a key.
+	mayKey := !ascii || mayHoldCredentialKey(lower)
 	// key <sep> "literal": a quote after an '=' or ':'
 	sep := strings.IndexAny(line, "=:")
-	for _, m := range findAllIf(sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep, reQuoted, line) {
+	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep, reQuoted, line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -529,16 +564,19 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		// Shell lines in any file (a notebook's %env and !export, a
 		// README's code), and key=value pairs inside strings (libpq
 		// connection strings, command arguments).
-		if isShellAssignmentLine(line) {
+		if mayKey && isShellAssignmentLine(line) {
 			unquotedAssignments(line, 0, fileSyntax{unquoted: true, word: true}, true, add)
 		}
-		if hasEq {
+		if mayKey && hasEq {
 			eachQuoted(line, func(s, e int) {
 				if strings.IndexByte(line[s:e], '=') >= 0 {
 					unquotedAssignments(line[s:e], s, fileSyntax{unquoted: true, word: true}, false, add)
 				}
 			})
 		}
+		return
+	}
+	if !mayKey {
 		return
 	}
 	if syn.properties {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/ctxpack/ctxpack/internal/corpus"
 	"github.com/ctxpack/ctxpack/internal/leakcorpus"
@@ -148,7 +149,7 @@ func generatedAssignmentLines(n int) string {
 		for k := 1 + r.IntN(3); k > 0; k-- {
 			b.WriteString(pick("", " ", "\t", "export ", "ENV ", "- ", "$", "  \"", "'", "<", "?", "&", ";", "//x/:", "--", "define('", "%env ", "set "))
 			b.WriteString(pick("password", "DB_PASSWORD", "dbPassword", "api_key", "APIKey", "token", "secret", "pwd", "Pwd", "pass", "auth",
-				"_auth", "private.key", "contraseña", "пароль", "name", "user", "key", "value", "access-key", "secretName", "sifre", "ſecret"))
+				"_auth", "$_AUTH", "private.key", "p_a_s_s_w_o_r_d", "A.P.I-KEY", "x[secret]", "Kennwort", "contraseña", "пароль", "name", "user", "key", "value", "access-key", "secretName", "sifre", "ſecret"))
 			b.WriteString(pick("", "\"", "'", "]", " string", ": str", " String x"))
 			b.WriteString(pick("=", ": ", " = ", ":=", " => ", "?=", "||=", " ", "=\"", ":'", ">", "\t", "::=", "="))
 			b.WriteString(pick("", "\"", "'", "`", "r\"", "@\"", "{", "${X}", "$X", "<"))
@@ -173,4 +174,53 @@ func generatedAssignmentLines(n int) string {
 		}
 	}
 	return b.String()
+}
+
+// TestMayHoldCredentialKeyCoversKeyIsCredential: every ASCII key that
+// keyIsCredential accepts — each credential word, spelled in any case and
+// split anywhere by the separators a key may hold — passes the cheap test.
+func TestMayHoldCredentialKeyCoversKeyIsCredential(t *testing.T) {
+	var words []string
+	for w := range credExactWords {
+		words = append(words, w)
+	}
+	words = append(words, credSuffixWords...)
+	for _, p := range credWordPairs {
+		words = append(words, p[0]+"_"+p[1], p[0]+p[1])
+	}
+	for k := range credKeys {
+		words = append(words, k)
+	}
+	slices.Sort(words)
+	r := rand.New(rand.NewPCG(1, 2))
+	seps := []string{"", "", "_", ".", "-", "$", "@", "[", "]"}
+	n := 0
+	for _, w := range words {
+		if !isASCII(w) {
+			continue
+		}
+		for range 50 {
+			var b strings.Builder
+			b.WriteString([]string{"", "db_", "my", "X.", "a-"}[r.IntN(5)])
+			for _, c := range w {
+				if r.IntN(3) == 0 {
+					c = unicode.ToUpper(c)
+				}
+				b.WriteRune(c)
+				b.WriteString(seps[r.IntN(len(seps))])
+			}
+			key := strings.TrimRight(b.String(), "$@[]._-") + []string{"", "s", "_x"}[r.IntN(3)]
+			if !keyIsCredential(key) {
+				continue
+			}
+			n++
+			line := "  " + key + " = \"v4lu3\""
+			if !mayHoldCredentialKey(string(appendLowerASCII(nil, line))) {
+				t.Fatalf("mayHoldCredentialKey rejects a line with the credential key %q", key)
+			}
+		}
+	}
+	if n < 500 {
+		t.Fatalf("%d credential keys tried, want at least 500", n)
+	}
 }
