@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 
@@ -420,27 +421,47 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 	return out
 }
 
-// keyNeedles are, for an ASCII key, the words one of which the key's
-// letters and digits (lowercased, without the $ @ _ . - [ ] a key may hold)
+// keyNeedles are the words one of which a key's letters and digits
+// (lowercased, without the $ @ _ . - [ ] and other numbers a key may hold)
 // contain whenever keyIsCredential accepts it; "_auth" is credKeys'.
-var keyNeedles = []string{"pass", "pwd", "parola", "sifre", "senha", "secret", "token", "apikey", "accesskey", "privatekey",
-	"kennwort", "wachtwoord", "losenord", "salasana", "haslo", "heslo", "jelszo", "adgangskode", "lozinka", "geslo",
-	"contrasena", "wagwoord", "parool", "parole", "matkhau"}
+var keyNeedles = func() []string {
+	out := []string{"pass", "pwd", "parola", "sifre", "şifre", "senha", "secret", "token", "apikey", "accesskey", "privatekey"}
+	for _, w := range credSuffixWords {
+		if !containsAny(w, out) {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
 
-// mayHoldCredentialKey reports whether an ASCII-lowercased ASCII line can
-// hold a key that keyIsCredential accepts (a key split into words, as in
-// p_a_s_s_w_o_r_d, too): a cheap test before patterns that find keys.
-func mayHoldCredentialKey(lower string) bool {
+// mayHoldCredentialKey reports whether a line (lower: ASCII-lowercased;
+// ascii: no other bytes) can hold a key that keyIsCredential accepts — a
+// key split into words, as in p_a_s_s_w_o_r_d, too: a cheap test before
+// the patterns that find keys.
+func mayHoldCredentialKey(line, lower string, ascii bool) bool {
 	if strings.Contains(lower, "_auth") {
 		return true
 	}
 	var buf [256]byte
 	squeezed := buf[:0]
-	for i := 0; i < len(lower); i++ {
-		switch c := lower[i]; c {
-		case '$', '@', '_', '.', '-', '[', ']':
-		default:
-			squeezed = append(squeezed, c)
+	if ascii {
+		for i := 0; i < len(lower); i++ {
+			switch c := lower[i]; c {
+			case '$', '@', '_', '.', '-', '[', ']':
+			default:
+				squeezed = append(squeezed, c)
+			}
+		}
+	} else {
+		// splitKey drops what is neither a letter nor a digit and
+		// lowercases rune by rune (İ to i, the Kelvin sign to k).
+		for _, r := range line {
+			switch {
+			case r == '$' || r == '@' || r == '_' || r == '.' || r == '-' || r == '[' || r == ']':
+			case unicode.IsNumber(r) && !unicode.IsDigit(r):
+			default:
+				squeezed = utf8.AppendRune(squeezed, unicode.ToLower(r))
+			}
 		}
 	}
 	for _, n := range keyNeedles {
@@ -468,12 +489,14 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	// Each pattern runs only on lines holding the literals it needs (most
 	// lines that pass lineMayHaveCredential hold few of them).
 	hasEq := strings.IndexByte(line, '=') >= 0
-	// A case-insensitive pattern folds ſ to s and K to k: on a line with
-	// non-ASCII bytes a literal of lower is no precondition.
+	// A case-insensitive pattern matches ſ for s and the Kelvin sign for k
+	// (no other non-ASCII rune folds to an ASCII letter): on a line holding
+	// one, a literal of lower is no precondition.
 	ascii := isASCII(line)
+	folds := !ascii && (strings.Contains(line, "ſ") || strings.Contains(line, "\u212a"))
 	// The patterns whose key must pass keyIsCredential run only on a line
 	// that can hold such a key.
-	mayKey := !ascii || mayHoldCredentialKey(lower)
+	mayKey := mayHoldCredentialKey(line, lower, ascii)
 	// key <sep> "literal": a quote after an '=' or ':'
 	sep := strings.IndexAny(line, "=:")
 	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep, reQuoted, line) {
@@ -516,7 +539,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// …;Password=…;
-	for _, m := range findAllIf(hasEq && (!ascii || strings.Contains(lower, "password") || strings.Contains(lower, "pwd")), reConnString, line) {
+	for _, m := range findAllIf(hasEq && (folds || strings.Contains(lower, "password") || strings.Contains(lower, "pwd")), reConnString, line) {
 		vs, ve := m[6], m[7]
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
@@ -559,7 +582,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 			})
 		})
 	}
-	connectionForms(line, lower, ascii, add)
+	connectionForms(line, lower, folds, add)
 	if !syn.unquoted {
 		// Shell lines in any file (a notebook's %env and !export, a
 		// README's code), and key=value pairs inside strings (libpq

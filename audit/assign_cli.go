@@ -327,11 +327,12 @@ var (
 )
 
 // connectionForms reports passwords of scheme-less connection strings and
-// of login calls on a line (lower is line ASCII-lowercased; ascii says line
-// has no other bytes). Each pattern runs only on lines holding literals every
+// of login calls on a line (lower is line ASCII-lowercased; folds says line
+// holds a non-ASCII rune that a case-insensitive pattern takes for an ASCII
+// letter). Each pattern runs only on lines holding literals every
 // match of it holds: most candidate lines hold none, and running the
 // patterns over them was a fifth of the assignment scan.
-func connectionForms(line, lower string, ascii bool, add func(rule string, keyStart, vs, ve int)) {
+func connectionForms(line, lower string, folds bool, add func(rule string, keyStart, vs, ve int)) {
 	if strings.IndexByte(line, '@') >= 0 {
 		// @tcp( @tcp6( @udp( @unix( @/x
 		dsn := strings.Contains(line, "@tcp") || strings.Contains(line, "@udp") ||
@@ -339,12 +340,12 @@ func connectionForms(line, lower string, ascii bool, add func(rule string, keySt
 		for _, m := range findAllIf(dsn, reGoDSN, line) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
-		for _, m := range findAllIf(!ascii || strings.Contains(lower, "jdbc:oracle:"), reOracleJDBC, line) {
+		for _, m := range findAllIf(folds || strings.Contains(lower, "jdbc:oracle:"), reOracleJDBC, line) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
 	}
 	if strings.IndexByte(line, ',') >= 0 && strings.ContainsAny(line, "([{") {
-		for _, m := range findAllIf(!ascii || nameThenOpen(lower, authPairEnds), reAuthPair, line) {
+		for _, m := range findAllIf(folds || nameThenOpen(lower, authPairEnds), reAuthPair, line) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}

@@ -176,9 +176,10 @@ func generatedAssignmentLines(n int) string {
 	return b.String()
 }
 
-// TestMayHoldCredentialKeyCoversKeyIsCredential: every ASCII key that
-// keyIsCredential accepts — each credential word, spelled in any case and
-// split anywhere by the separators a key may hold — passes the cheap test.
+// TestMayHoldCredentialKeyCoversKeyIsCredential: every key that
+// keyIsCredential accepts — each credential word, spelled in any case (the
+// Kelvin sign for k, İ for i) and split anywhere by the separators a key
+// may hold, on ASCII and non-ASCII lines — passes the cheap test.
 func TestMayHoldCredentialKeyCoversKeyIsCredential(t *testing.T) {
 	var words []string
 	for w := range credExactWords {
@@ -196,14 +197,16 @@ func TestMayHoldCredentialKeyCoversKeyIsCredential(t *testing.T) {
 	seps := []string{"", "", "_", ".", "-", "$", "@", "[", "]"}
 	n := 0
 	for _, w := range words {
-		if !isASCII(w) {
-			continue
-		}
 		for range 50 {
 			var b strings.Builder
 			b.WriteString([]string{"", "db_", "my", "X.", "a-"}[r.IntN(5)])
 			for _, c := range w {
-				if r.IntN(3) == 0 {
+				switch {
+				case c == 'k' && r.IntN(3) == 0:
+					c = '\u212a' // the Kelvin sign lowercases to k
+				case c == 'i' && r.IntN(3) == 0:
+					c = 'İ' // lowercases to i
+				case r.IntN(3) == 0:
 					c = unicode.ToUpper(c)
 				}
 				b.WriteRune(c)
@@ -214,8 +217,8 @@ func TestMayHoldCredentialKeyCoversKeyIsCredential(t *testing.T) {
 				continue
 			}
 			n++
-			line := "  " + key + " = \"v4lu3\""
-			if !mayHoldCredentialKey(string(appendLowerASCII(nil, line))) {
+			line := []string{"  ", "é ", "ſ "}[r.IntN(3)] + key + " = \"v4lu3\""
+			if !mayHoldCredentialKey(line, string(appendLowerASCII(nil, line)), isASCII(line)) {
 				t.Fatalf("mayHoldCredentialKey rejects a line with the credential key %q", key)
 			}
 		}
