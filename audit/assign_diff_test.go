@@ -168,9 +168,9 @@ func generatedAssignmentLines(n int) string {
 			b.WriteString(g.Str(secrettest.Alnum, 3+r.IntN(6)) + pick(":", "/") + g.Str(secrettest.Alnum+"/?#", 4+r.IntN(12)))
 			b.WriteString(pick("@host/db", "@tcp(db:3306)/x", "@/db", "@unix(/s)/d", "@10.0.0.1") + "\n")
 		case 2:
-			b.WriteString(pick("auth=(", "login(", "HTTPBasicAuth(user, ", "new NetworkCredential(") + "\"u\", \"" + g.Str(secrettest.Alnum, 4+r.IntN(10)) + "\")\n")
+			b.WriteString(pick("auth=(", "login(", "HTTPBasicAuth(user, ", "new NetworkCredential(", "Baſic(", "NetworkCredential(") + "\"u\", \"" + g.Str(secrettest.Alnum, 4+r.IntN(10)) + "\")" + pick("", " // auth") + "\n")
 		case 3:
-			b.WriteString("Server=h;Database=d;User Id=u;" + pick("Password", "Pwd", "Jet OLEDB:Database Password") + "=" + pick("{", "") + g.Str(secrettest.Alnum+";", 4+r.IntN(10)) + pick("}", "") + ";\n")
+			b.WriteString("Server=h;Database=d;User Id=u;" + pick("Password", "Pwd", "Jet OLEDB:Database Password", "PAſSWORD") + "=" + pick("{", "") + g.Str(secrettest.Alnum+";", 4+r.IntN(10)) + pick("}", "") + ";" + pick("", " // auth") + "\n")
 		}
 	}
 	return b.String()
