@@ -592,7 +592,8 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 		if mayKey && hasEq {
 			eachQuoted(line, func(s, e int) {
-				if strings.IndexByte(line[s:e], '=') >= 0 {
+				// a key lies inside the string: test the string alone
+				if strings.IndexByte(line[s:e], '=') >= 0 && mayHoldCredentialKey(line[s:e], lower[s:e], ascii || isASCII(line[s:e])) {
 					unquotedAssignments(line[s:e], s, fileSyntax{unquoted: true, word: true}, false, add)
 				}
 			})
