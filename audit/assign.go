@@ -298,9 +298,17 @@ var credentialNeedles = sync.OnceValue(func() *ahocorasick.Trie {
 func credentialLines(text string, li *lineIndex) []bool {
 	marks := make([]bool, li.lines()+2)
 	lower := appendLowerASCII(make([]byte, 0, len(text)), text)
-	for _, m := range credentialNeedles().Match(lower) {
-		marks[li.lineOf(int(m.Pos()))] = true
-	}
+	// Hits come by their last byte, in order, and no needle holds a '\n':
+	// a cursor over the newlines finds each hit's line without a search,
+	// and walking (not Match) allocates nothing per hit.
+	k := 0
+	credentialNeedles().Walk(lower, func(end, _, _ int64) bool {
+		for k < len(li.nl) && li.nl[k] < int(end) {
+			k++
+		}
+		marks[k+1] = true
+		return true
+	})
 	for l := 1; l <= li.lines(); l++ {
 		if !marks[l] && !isASCII(text[min(li.start(l), len(text)):li.end(l)]) {
 			marks[l] = true
