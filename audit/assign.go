@@ -1,12 +1,14 @@
 package audit
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	ahocorasick "github.com/BobuSumisu/aho-corasick"
 
@@ -296,9 +298,17 @@ var credentialNeedles = sync.OnceValue(func() *ahocorasick.Trie {
 func credentialLines(text string, li *lineIndex) []bool {
 	marks := make([]bool, li.lines()+2)
 	lower := appendLowerASCII(make([]byte, 0, len(text)), text)
-	for _, m := range credentialNeedles().Match(lower) {
-		marks[li.lineOf(int(m.Pos()))] = true
-	}
+	// Hits come by their last byte, in order, and no needle holds a '\n':
+	// a cursor over the newlines finds each hit's line without a search,
+	// and walking (not Match) allocates nothing per hit.
+	k := 0
+	credentialNeedles().Walk(lower, func(end, _, _ int64) bool {
+		for k < len(li.nl) && li.nl[k] < int(end) {
+			k++
+		}
+		marks[k+1] = true
+		return true
+	})
 	for l := 1; l <= li.lines(); l++ {
 		if !marks[l] && !isASCII(text[min(li.start(l), len(text)):li.end(l)]) {
 			marks[l] = true
@@ -419,6 +429,57 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 	return out
 }
 
+// keyNeedles are the words one of which a key's letters and digits
+// (lowercased, without the $ @ _ . - [ ] and other numbers a key may hold)
+// contain whenever keyIsCredential accepts it; "_auth" is credKeys'.
+var keyNeedles = func() []string {
+	out := []string{"pass", "pwd", "parola", "sifre", "şifre", "senha", "secret", "token", "apikey", "accesskey", "privatekey"}
+	for _, w := range credSuffixWords {
+		if !containsAny(w, out) {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
+
+// mayHoldCredentialKey reports whether a line (lower: ASCII-lowercased;
+// ascii: no other bytes) can hold a key that keyIsCredential accepts — a
+// key split into words, as in p_a_s_s_w_o_r_d, too: a cheap test before
+// the patterns that find keys.
+func mayHoldCredentialKey(line, lower string, ascii bool) bool {
+	if strings.Contains(lower, "_auth") {
+		return true
+	}
+	var buf [256]byte
+	squeezed := buf[:0]
+	if ascii {
+		for i := 0; i < len(lower); i++ {
+			switch c := lower[i]; c {
+			case '$', '@', '_', '.', '-', '[', ']':
+			default:
+				squeezed = append(squeezed, c)
+			}
+		}
+	} else {
+		// splitKey drops what is neither a letter nor a digit and
+		// lowercases rune by rune (İ to i, the Kelvin sign to k).
+		for _, r := range line {
+			switch {
+			case r == '$' || r == '@' || r == '_' || r == '.' || r == '-' || r == '[' || r == ']':
+			case unicode.IsNumber(r) && !unicode.IsDigit(r):
+			default:
+				squeezed = utf8.AppendRune(squeezed, unicode.ToLower(r))
+			}
+		}
+	}
+	for _, n := range keyNeedles {
+		if bytes.Contains(squeezed, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
 func appendLowerASCII(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -436,8 +497,17 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	// Each pattern runs only on lines holding the literals it needs (most
 	// lines that pass lineMayHaveCredential hold few of them).
 	hasEq := strings.IndexByte(line, '=') >= 0
-	// key <sep> "literal"
-	for _, m := range findAllIf(strings.ContainsAny(line, "\"'`"), reQuoted, line) {
+	// A case-insensitive pattern matches ſ for s and the Kelvin sign for k
+	// (no other non-ASCII rune folds to an ASCII letter): on a line holding
+	// one, a literal of lower is no precondition.
+	ascii := isASCII(line)
+	folds := !ascii && (strings.Contains(line, "ſ") || strings.Contains(line, "\u212a"))
+	// The patterns whose key must pass keyIsCredential run only on a line
+	// that can hold such a key.
+	mayKey := mayHoldCredentialKey(line, lower, ascii)
+	// key <sep> "literal": a quote after an '=' or ':'
+	sep := strings.IndexAny(line, "=:")
+	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep, reQuoted, line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -477,7 +547,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// …;Password=…;
-	for _, m := range findAllIf(hasEq, reConnString, line) {
+	for _, m := range findAllIf(hasEq && (folds || strings.Contains(lower, "password") || strings.Contains(lower, "pwd")), reConnString, line) {
 		vs, ve := m[6], m[7]
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
@@ -520,21 +590,25 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 			})
 		})
 	}
-	connectionForms(line, add)
+	connectionForms(line, lower, folds, add)
 	if !syn.unquoted {
 		// Shell lines in any file (a notebook's %env and !export, a
 		// README's code), and key=value pairs inside strings (libpq
 		// connection strings, command arguments).
-		if isShellAssignmentLine(line) {
+		if mayKey && isShellAssignmentLine(line) {
 			unquotedAssignments(line, 0, fileSyntax{unquoted: true, word: true}, true, add)
 		}
-		if hasEq {
+		if mayKey && hasEq {
 			eachQuoted(line, func(s, e int) {
-				if strings.IndexByte(line[s:e], '=') >= 0 {
+				// a key lies inside the string: test the string alone
+				if strings.IndexByte(line[s:e], '=') >= 0 && mayHoldCredentialKey(line[s:e], lower[s:e], ascii || isASCII(line[s:e])) {
 					unquotedAssignments(line[s:e], s, fileSyntax{unquoted: true, word: true}, false, add)
 				}
 			})
 		}
+		return
+	}
+	if !mayKey {
 		return
 	}
 	if syn.properties {

@@ -327,19 +327,58 @@ var (
 )
 
 // connectionForms reports passwords of scheme-less connection strings and
-// of login calls on a line.
-func connectionForms(line string, add func(rule string, keyStart, vs, ve int)) {
+// of login calls on a line (lower is line ASCII-lowercased; folds says line
+// holds a non-ASCII rune that a case-insensitive pattern takes for an ASCII
+// letter). Each pattern runs only on lines holding literals every
+// match of it holds: most candidate lines hold none, and running the
+// patterns over them was a fifth of the assignment scan.
+func connectionForms(line, lower string, folds bool, add func(rule string, keyStart, vs, ve int)) {
 	if strings.IndexByte(line, '@') >= 0 {
-		for _, m := range reGoDSN.FindAllStringSubmatchIndex(line, -1) {
+		// @tcp( @tcp6( @udp( @unix( @/x
+		dsn := strings.Contains(line, "@tcp") || strings.Contains(line, "@udp") ||
+			strings.Contains(line, "@unix") || strings.Contains(line, "@/")
+		for _, m := range findAllIf(dsn, reGoDSN, line) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
-		for _, m := range reOracleJDBC.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range findAllIf(folds || strings.Contains(lower, "jdbc:oracle:"), reOracleJDBC, line) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
 	}
-	if strings.IndexByte(line, ',') >= 0 {
-		for _, m := range reAuthPair.FindAllStringSubmatchIndex(line, -1) {
+	if strings.IndexByte(line, ',') >= 0 && strings.ContainsAny(line, "([{") {
+		for _, m := range findAllIf(folds || nameThenOpen(lower, authPairEnds), reAuthPair, line) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
+}
+
+// authPairEnds are the endings of every name reAuthPair knows.
+var authPairEnds = []string{"auth", "basic", "login", "log_in", "signin", "sign_in", "authenticate", "credential", "credentials", "token"}
+
+// nameThenOpen reports whether lower holds one of names followed, as in
+// reAuthPair, by white space, an optional '=' or ':' and white space, and
+// an opening bracket.
+func nameThenOpen(lower string, names []string) bool {
+	skip := func(k int) int {
+		for k < len(lower) && (lower[k] == ' ' || lower[k] == '\t' || lower[k] == '\n' || lower[k] == '\f' || lower[k] == '\r') {
+			k++
+		}
+		return k
+	}
+	for _, n := range names {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], n)
+			if j < 0 {
+				break
+			}
+			k := skip(i + j + len(n))
+			if k < len(lower) && (lower[k] == '=' || lower[k] == ':') {
+				k = skip(k + 1)
+			}
+			if k < len(lower) && (lower[k] == '(' || lower[k] == '[' || lower[k] == '{') {
+				return true
+			}
+			i += j + 1
+		}
+	}
+	return false
 }

@@ -63,6 +63,7 @@ func FuzzFindAssignments(f *testing.F) {
 		f.Add("app.py", s)
 	}
 	f.Fuzz(func(t *testing.T, path, content string) {
+		checkSameAssignments(t, path, content)
 		for _, a := range FindAssignments(path, []byte(content)) {
 			if a.Start < 0 || a.Start >= a.End || a.End > len(content) || a.StartLine < 1 {
 				t.Fatalf("bad finding %+v in %d bytes", a, len(content))
