@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -165,28 +163,10 @@ func TestFastDetectDecodedSecrets(t *testing.T) {
 func TestFastDetectMatchesStockOnTree(t *testing.T) {
 	f, stock := defaultFast(t)
 	var files []textFile
-	if dir := os.Getenv("CTXPACK_SCAN_TREE"); dir != "" {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if !strings.Contains(string(b[:min(len(b), 8<<10)]), "\x00") {
-				files = append(files, textFile{filepath.ToSlash(p[len(dir):]), string(b)})
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
+	if os.Getenv("CTXPACK_SCAN_TREE") != "" {
+		texts := treeTexts(t)
+		for _, p := range slices.Sorted(maps.Keys(texts)) {
+			files = append(files, textFile{p, texts[p]})
 		}
 	} else {
 		for i, it := range generatedItems() {
