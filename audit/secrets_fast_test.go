@@ -336,7 +336,7 @@ func TestFastDetectMatchesStockOnRealFiles(t *testing.T) {
 	f, stock := defaultFast(t)
 	files := realFiles(t)
 	for i, file := range files {
-		if i%sample(10) != 0 {
+		if i%sample(30) != 0 {
 			continue
 		}
 		frag := fragment{Raw: file.text, FilePath: file.path, StartLine: 1}
@@ -388,7 +388,7 @@ func TestFastDetectMatchesStockOnGeneratedText(t *testing.T) {
 	if n, err := strconv.Atoi(os.Getenv("CTXPACK_FAST_ITERATIONS")); err == nil {
 		iterations = n // a longer differential run
 	}
-	iterations /= sample(10)
+	iterations /= sample(30)
 	for i := 0; i < iterations; i++ {
 		var b strings.Builder
 		for n := 1 + r.IntN(12); n > 0; n-- {

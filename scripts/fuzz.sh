@@ -4,7 +4,7 @@
 # crashers kept under testdata/fuzz/) already run in `go test ./...`.
 #
 #   scripts/fuzz.sh                          # every target, 30s each, one at a time
-#   FUZZTIME=4s FUZZ_JOBS=2 scripts/fuzz.sh  # what CI runs: two targets at once
+#   FUZZTIME=3s FUZZ_JOBS=2 scripts/fuzz.sh  # what CI runs: two targets at once
 #   FUZZ='Policy|Event' scripts/fuzz.sh
 #
 # Each package's test binary is built once, instrumented for fuzzing
