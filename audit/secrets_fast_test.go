@@ -413,18 +413,26 @@ func TestFastDetectMatchesStockOnGeneratedText(t *testing.T) {
 	}
 }
 
-// TestScannerFastPathSameResults compares whole Scanner results (spans,
-// assignment rules, ignore handling) with and without the fast path.
-func TestScannerFastPathSameResults(t *testing.T) {
-	s, err := NewScanner(ScannerOptions{})
+// fastAndSlowScanners are two default scanners, the second without the
+// fast path (gitleaks' detector alone).
+func fastAndSlowScanners(t *testing.T) (fast, slow *Scanner) {
+	t.Helper()
+	fast, err := NewScanner(ScannerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow, err := NewScanner(ScannerOptions{})
+	slow, err = NewScanner(ScannerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	slow.fast = nil
+	return fast, slow
+}
+
+// TestScannerFastPathSameResults compares whole Scanner results (spans,
+// assignment rules, ignore handling) with and without the fast path.
+func TestScannerFastPathSameResults(t *testing.T) {
+	s, slow := fastAndSlowScanners(t)
 	for i, file := range realFiles(t) {
 		if i%(4*sample(5)) != 0 {
 			continue // a sample: TestFastDetectMatchesStockOnRealFiles compares every file

@@ -361,15 +361,7 @@ func TestFastDetectRuleMatches(t *testing.T) {
 // TestScannerFastPathAdversarial compares whole Scanner results with and
 // without the fast path on the adversarial texts.
 func TestScannerFastPathAdversarial(t *testing.T) {
-	s, err := NewScanner(ScannerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow, err := NewScanner(ScannerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow.fast = nil
+	s, slow := fastAndSlowScanners(t)
 	fake := secrettest.Make(31)
 	r := rand.New(rand.NewPCG(8, 9))
 	pieces := advPieces(r, fake, secrettest.NewGen(10))
