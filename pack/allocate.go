@@ -122,14 +122,7 @@ func (a *allocation) run(ctx context.Context) error {
 	}
 	// Assemble and trim: the estimates are close, the serialization decides.
 	for round := 0; ; round++ {
-		a.assemble()
-		data, err := Finalize(a.p)
-		if err != nil {
-			return err
-		}
-		// The bytes as written (pack id, counts and all), which is what
-		// the audit counts: the estimate leaves those out.
-		tokens, err := CountTokensOf(data)
+		tokens, err := a.written()
 		if err != nil {
 			return err
 		}
@@ -210,12 +203,7 @@ func (a *allocation) refill(tokens, chars int) error {
 	if len(taken) == 0 {
 		return nil
 	}
-	a.assemble()
-	data, err := Finalize(a.p)
-	if err != nil {
-		return err
-	}
-	n, err := CountTokensOf(data)
+	n, err := a.written()
 	if err != nil {
 		return err
 	}
@@ -228,6 +216,18 @@ func (a *allocation) refill(tokens, chars int) error {
 	a.assemble()
 	_, err = Finalize(a.p)
 	return err
+}
+
+// written assembles and finalizes the pack and returns the tokens of its
+// bytes as written (pack id, counts and all), which is what the audit
+// counts: Finalize's estimate leaves those out.
+func (a *allocation) written() (int, error) {
+	a.assemble()
+	data, err := Finalize(a.p)
+	if err != nil {
+		return 0, err
+	}
+	return CountTokensOf(data)
 }
 
 // drop gives up the lowest-priority accepted units until their estimated
