@@ -501,7 +501,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	// (no other non-ASCII rune folds to an ASCII letter): on a line holding
 	// one, a literal of lower is no precondition.
 	ascii := isASCII(line)
-	folds := !ascii && (strings.Contains(line, "ſ") || strings.Contains(line, "\u212a"))
+	folds := !ascii && hasFoldRune(line)
 	// The patterns whose key must pass keyIsCredential run only on a line
 	// that can hold such a key.
 	mayKey := mayHoldCredentialKey(line, lower, ascii)

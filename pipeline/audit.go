@@ -115,12 +115,16 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 		}
 		in.Snapshot = snap
 	}
-	v, err := audit.Pack(ctx, data, in)
+	v, decoded, err := audit.PackDecoded(ctx, data, in)
 	_ = scanner.Flush() // a cache that cannot be written only costs a rescan
 	if err != nil {
 		return nil, err
 	}
-	if c := recordCheck(data, opts); c != nil {
+	packID := "" // bytes that are not a pack document: their record cannot match
+	if decoded != nil {
+		packID = decoded.PackID
+	}
+	if c := recordCheck(data, packID, opts); c != nil {
 		v.Fail(*c)
 		v.Sort()
 	}
@@ -128,8 +132,8 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 }
 
 // recordCheck fails when the pack's record (named, or beside it) is not the
-// record of these pack bytes.
-func recordCheck(data []byte, opts AuditOptions) *audit.Check {
+// record of these pack bytes, whose pack_id the audit decoded.
+func recordCheck(data []byte, packID string, opts AuditOptions) *audit.Check {
 	file := opts.RecordFile
 	if file == "" && opts.Record == nil {
 		if opts.Pack != nil {
@@ -154,11 +158,7 @@ func recordCheck(data []byte, opts AuditOptions) *audit.Check {
 	if err != nil {
 		return fail(file + " is not a transparency record: " + err.Error())
 	}
-	var p struct {
-		PackID string `json:"pack_id"`
-	}
-	_ = json.Unmarshal(data, &p)
-	if err := transparency.CheckPair(rec, data, p.PackID); err != nil {
+	if err := transparency.CheckPair(rec, data, packID); err != nil {
 		return fail(file + " is not this pack's record: " + err.Error())
 	}
 	return nil
