@@ -65,6 +65,9 @@ type ruleWindows struct {
 	// isKeyword and isAnchor tell them apart by id.
 	lits                *literals
 	isKeyword, isAnchor []bool
+	// keywords are every rule's keywords, lowercased (for the decoding
+	// passes, which consider every rule).
+	keywords map[string][]string
 }
 
 type windowedRule struct {
@@ -130,7 +133,12 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			required[req.RuleID] = true
 		}
 	}
-	w := &ruleWindows{cfg: cfg}
+	w := &ruleWindows{cfg: cfg, keywords: map[string][]string{}}
+	for id, r := range cfg.Rules {
+		for _, k := range r.Keywords {
+			w.keywords[id] = append(w.keywords[id], strings.ToLower(k))
+		}
+	}
 	wholeCfg := cfg
 	wholeCfg.Rules = map[string]config.Rule{}
 	for id, r := range cfg.Rules {
@@ -160,9 +168,7 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 				wr.assignRest = min(wr.assignRest+newlines(n), unbounded)
 			}
 		}
-		for _, k := range r.Keywords {
-			wr.keywords = append(wr.keywords, strings.ToLower(k))
-		}
+		wr.keywords = w.keywords[id]
 		one := cfg
 		r.Keywords = nil
 		one.Rules = map[string]config.Rule{id: r}
@@ -451,16 +457,14 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			if keep[id] || r.Regex == nil || ctx.Err() != nil {
 				continue
 			}
-			var kws []string
-			for _, k := range r.Keywords {
-				kws = append(kws, strings.ToLower(k))
-			}
-			if !runs(kws, lits.present) {
+			if !runs(w.keywords[id], lits.present) {
 				continue
 			}
 			wr := w.windowedRule(id)
 			if wr == nil || !wr.anchored || fold || ranges == nil {
-				keep[id] = matchTouches(r.Regex, text, 0, ranges)
+				if matchTouches(r.Regex, text, 0, ranges) {
+					keep[id] = true
+				}
 				continue
 			}
 			// Every window, then those that can hold a match touching a
@@ -486,11 +490,6 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 					changed = true
 				}
 			}
-		}
-	}
-	for id, k := range keep {
-		if !k {
-			delete(keep, id)
 		}
 	}
 	return keep
