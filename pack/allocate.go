@@ -162,14 +162,17 @@ func (a *allocation) refill(tokens, chars int) error {
 	roomBytes := b.pol.Limits.MaxContentBytes - a.p.Budget.ContentBytes
 	headerSent := map[*changeState]bool{}
 	files := map[*entry]bool{}
-	for _, u := range a.units {
-		if !u.accepted {
-			continue
-		}
+	// sent marks what an accepted unit sends: its change's header, or its file.
+	sent := func(u *unit) {
 		if u.isHunk() {
 			headerSent[u.ch] = true
 		} else {
 			files[u.e] = true
+		}
+	}
+	for _, u := range a.units {
+		if u.accepted {
+			sent(u)
 		}
 	}
 	var taken []*unit
@@ -194,11 +197,7 @@ func (a *allocation) refill(tokens, chars int) error {
 		u.accepted = true
 		taken = append(taken, u)
 		roomTokens, roomChars, roomBytes = roomTokens-t, roomChars-c, roomBytes-int64(n)
-		if u.isHunk() {
-			headerSent[u.ch] = true
-		} else {
-			files[u.e] = true
-		}
+		sent(u)
 	}
 	if len(taken) == 0 {
 		return nil

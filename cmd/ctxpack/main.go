@@ -148,12 +148,7 @@ func exitCode(err error) int {
 	if errors.As(err, &fe) {
 		return exitUsage
 	}
-	var se *store.Error
-	if errors.As(err, &se) && se.Code == store.CodeInvalidData {
-		return exitUsage
-	}
-	var re *transparency.ReadError
-	if errors.As(err, &re) && re.Code == store.CodeInvalidData {
+	if store.AsError(err).Code == store.CodeInvalidData { // a store or read error
 		return exitUsage
 	}
 	return exitFailure
