@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxpack/ctxpack/hooks"
+	"github.com/ctxpack/ctxpack/pack"
 )
 
 func runCLIStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -107,5 +108,17 @@ func TestHookPrePushInProcess(t *testing.T) {
 	code, _, stderr = runCLIStdin(t, "refs/heads/main "+head+" refs/heads/main "+strings.Repeat("ab", 20)+"\n", "hook", "pre-push", "-C", g.Dir, "origin", "u")
 	if code != 0 || !strings.Contains(stderr, "is not in this repository") {
 		t.Fatalf("unknown remote sha: %d %s", code, stderr)
+	}
+}
+
+// TestTaskFromStdinIsBounded: --task - reads standard input under the
+// bound a --task file has (it stops reading there), and over it is a
+// usage error, before any pack.
+func TestTaskFromStdinIsBounded(t *testing.T) {
+	g := fixtureRepo(t)
+	big := "- [ ] " + strings.Repeat("x", pack.MaxTaskBytes) + "\n"
+	code, _, stderr := runCLIStdin(t, big, "pack", "-C", g.Dir, "--task", "-", "-o", filepath.Join(t.TempDir(), "p.json"))
+	if code != 2 || !strings.Contains(stderr, "--task: standard input is over") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -129,15 +129,11 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 		return usageErr("--max-chars is the budget of a --query pack")
 	}
 	if opts.taskFile != "" {
-		var data []byte
-		var err error
+		var in stdinOnce
+		data, err := in.file(io, "--task", opts.taskFile, pack.MaxTaskBytes)
 		name := opts.taskFile
 		if name == "-" {
-			var in stdinOnce
-			data, err = in.read(io, "--task")
 			name = "standard input"
-		} else {
-			data, err = fsutil.ReadFile(opts.taskFile, pack.MaxTaskBytes)
 		}
 		if err != nil {
 			return usageErr("--task: %v", err)

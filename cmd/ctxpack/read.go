@@ -46,13 +46,7 @@ standard input.`,
 func runRead(io ioStreams, opts *readOptions) error {
 	var in stdinOnce
 	name := displayName(opts.packFile, "standard input")
-	var data []byte
-	var err error
-	if opts.packFile == "-" {
-		data, err = in.read(io, "PACK")
-	} else {
-		data, err = os.ReadFile(opts.packFile)
-	}
+	data, err := in.file(io, "PACK", opts.packFile, maxStdin)
 	if err != nil {
 		return fmt.Errorf("read pack: %w", err)
 	}
@@ -68,12 +62,7 @@ func runRead(io ioStreams, opts *readOptions) error {
 	}
 	var rec *transparency.Record
 	if recordFile != "" {
-		var rd []byte
-		if recordFile == "-" {
-			rd, err = in.read(io, "--record")
-		} else {
-			rd, err = os.ReadFile(recordFile)
-		}
+		rd, err := in.file(io, "--record", recordFile, maxStdin)
 		if err != nil {
 			return fmt.Errorf("read record: %w", err)
 		}
