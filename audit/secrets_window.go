@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -74,13 +75,18 @@ type windowedRule struct {
 	id string
 	re *regexp.Regexp
 	// pre matches wherever re does, and is cheaper (precheckOf); nil:
-	// none. Compiled on first use: compiling all of them would add ~40 ms
-	// to every scan, most of whose rules never see a window.
-	pre      func() *regexp.Regexp
-	anchored bool     // else its window is the whole text
-	keywords []string // lowercased; none: runs on every text
-	anchor   anchorInfo
-	anchorID []int // the anchors' ids in ruleWindows.lits
+	// none. Built only once the rule has run on precheckAfter bytes of
+	// windows (screened counts them; tests set precheckAfter to 0): deriving it prints the pattern's
+	// syntax tree, which for a class like [^'"\s] folds every rune up to
+	// U+1E943 — ~40 ms over the default rules, more than a small change
+	// spends running them.
+	pre           func() *regexp.Regexp
+	screened      *atomic.Int64
+	precheckAfter int64
+	anchored      bool     // else its window is the whole text
+	keywords      []string // lowercased; none: runs on every text
+	anchor        anchorInfo
+	anchorID      []int // the anchors' ids in ruleWindows.lits
 	// assign: the anchor is followed in the pattern by an optional key
 	// tail, an assignment operator and up to 5 of [\x60'"\s=]
 	// (generic-api-key and the rules built like it); an occurrence not
@@ -152,7 +158,7 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			continue
 		}
 		a, ok := anchorsOf(r.Regex.String())
-		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
+		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok, screened: new(atomic.Int64), precheckAfter: precheckAfter}
 		pattern := r.Regex.String()
 		wr.pre = sync.OnceValue(func() *regexp.Regexp {
 			if p := precheckOf(pattern); p != "" {
@@ -316,11 +322,18 @@ func runs(keywords []string, present map[string]bool) bool {
 
 // matches reports whether the rule's pattern matches sub.
 func (r *windowedRule) matches(sub string) bool {
-	if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
-		return false
+	if r.screened.Add(int64(len(sub))) > r.precheckAfter {
+		if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
+			return false
+		}
 	}
 	return r.re.MatchString(sub)
 }
+
+// precheckAfter is how many bytes of windows a rule runs on before its
+// precheck is built: a precheck saves a fraction of the rule's time on
+// each window, and costs up to ~10 ms to build once.
+const precheckAfter = 256 << 10
 
 // runsWhole reports whether the whole detector can report on frag.
 func (w *ruleWindows) runsWhole(frag fragment) bool {
