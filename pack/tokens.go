@@ -55,6 +55,19 @@ func LoadTokenizer() error {
 }
 
 func countTokens(s string, chunk int) (int, error) {
+	if len(s) <= chunk {
+		// One chunk: counted here, without workers or a map of its own
+		// (a change pack counts many small texts; the pieces' counts are
+		// kept per process, see pieces).
+		if err := LoadTokenizer(); err != nil {
+			return 0, err
+		}
+		n, err := countText(s, nil)
+		if err != nil {
+			return 0, fmt.Errorf("count tokens: %w", err)
+		}
+		return n, nil
+	}
 	c, err := newCounter()
 	if err != nil {
 		return 0, err
@@ -117,7 +130,7 @@ func (c *counter) wait() (int, error) {
 }
 
 // countText counts the tokens of one chunk: the tokenizer's count of each
-// pre-tokenizer piece, looked up in seen first.
+// pre-tokenizer piece, looked up in seen first (nil: in pieces only).
 func countText(s string, seen map[string]int) (int, error) {
 	if !utf8.ValidString(s) {
 		return codec.Count(s)
@@ -130,7 +143,9 @@ func countText(s string, seen map[string]int) (int, error) {
 			if n, err = pieceCount(piece); err != nil {
 				return false
 			}
-			seen[strings.Clone(piece)] = n // not a slice of the chunk: chunks are let go
+			if seen != nil {
+				seen[strings.Clone(piece)] = n // not a slice of the chunk: chunks are let go
+			}
 		}
 		total += n
 		return true
