@@ -502,3 +502,35 @@ func TestPrecheckOf(t *testing.T) {
 		t.Errorf("only %d patterns have a precheck", checked)
 	}
 }
+
+// TestCostlyPrechecks: foldWork tells the patterns whose precheck is slow
+// to derive (a negated class folds nearly every rune) from the rest, and
+// only a few default rules wait for many windows before theirs is built.
+func TestCostlyPrechecks(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		costly  bool
+	}{
+		{`[^"]{3,}`, true},
+		{`[\s\S-]{64,}?KEY`, true},
+		{`sk_[\S]{29}`, true},
+		{`(?i)[a-z0-9]{32}`, false},
+		{`[\w.=-]{10,150}`, false},
+		{`ghp_[0-9a-zA-Z]{36}`, false},
+		{`(`, false}, // unparsable: no precheck to derive
+	} {
+		if got := foldWork(c.pattern) > costlyFoldWork; got != c.costly {
+			t.Errorf("%q: costly %v, want %v (fold work %d)", c.pattern, got, c.costly, foldWork(c.pattern))
+		}
+	}
+	f, _ := defaultFast(t)
+	var costly []string
+	for _, r := range f.rules.windowed {
+		if r.costly() {
+			costly = append(costly, r.id)
+		}
+	}
+	if len(costly) == 0 || len(costly) > 10 {
+		t.Errorf("%d default rules have a costly precheck: %v", len(costly), costly)
+	}
+}

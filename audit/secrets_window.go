@@ -75,12 +75,13 @@ type windowedRule struct {
 	id string
 	re *regexp.Regexp
 	// pre matches wherever re does, and is cheaper (precheckOf); nil:
-	// none. Built only once the rule has run on precheckAfter bytes of
-	// windows (screened counts them; tests set precheckAfter to 0): deriving it prints the pattern's
-	// syntax tree, which for a class like [^'"\s] folds every rune up to
-	// U+1E943 — ~40 ms over the default rules, more than a small change
-	// spends running them.
+	// none. Built on the rule's first window, except when deriving it is
+	// costly (costly: printing the pattern's syntax tree folds every rune
+	// of a class like [^"], ~25 ms for curl-auth-user): then only once the
+	// rule has run on precheckAfter bytes of windows (screened counts
+	// them; tests set precheckAfter to 0), which a small change never does.
 	pre           func() *regexp.Regexp
+	costly        func() bool
 	screened      *atomic.Int64
 	precheckAfter int64
 	anchored      bool     // else its window is the whole text
@@ -160,6 +161,7 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		a, ok := anchorsOf(r.Regex.String())
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok, screened: new(atomic.Int64), precheckAfter: precheckAfter}
 		pattern := r.Regex.String()
+		wr.costly = sync.OnceValue(func() bool { return foldWork(pattern) > costlyFoldWork })
 		wr.pre = sync.OnceValue(func() *regexp.Regexp {
 			if p := precheckOf(pattern); p != "" {
 				if re, err := regexp.Compile(p); err == nil {
@@ -322,7 +324,7 @@ func runs(keywords []string, present map[string]bool) bool {
 
 // matches reports whether the rule's pattern matches sub.
 func (r *windowedRule) matches(sub string) bool {
-	if r.screened.Add(int64(len(sub))) > r.precheckAfter {
+	if r.screened.Add(int64(len(sub))) > r.precheckAfter || !r.costly() {
 		if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
 			return false
 		}
@@ -330,10 +332,43 @@ func (r *windowedRule) matches(sub string) bool {
 	return r.re.MatchString(sub)
 }
 
-// precheckAfter is how many bytes of windows a rule runs on before its
-// precheck is built: a precheck saves a fraction of the rule's time on
-// each window, and costs up to ~10 ms to build once.
+// precheckAfter is how many bytes of windows a rule runs on before a
+// costly precheck is built: a precheck saves a fraction of the rule's
+// time on each window.
 const precheckAfter = 256 << 10
+
+// costlyFoldWork: a pattern whose classes hold more foldable runes than
+// this takes over a millisecond to print (three default rules do).
+const costlyFoldWork = 1 << 16
+
+// foldWork is how many runes printing pattern's syntax tree folds: the
+// printer (regexp/syntax's calcFlags) folds every rune from 'A' to the
+// last foldable one of each class range. An unparsable pattern is 0.
+func foldWork(pattern string) int {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	var work func(*syntax.Regexp) int
+	work = func(re *syntax.Regexp) int {
+		n := 0
+		if re.Op == syntax.OpCharClass {
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				lo, hi := max(re.Rune[i], 'A'), min(re.Rune[i+1], lastFoldable)
+				n += max(0, int(hi-lo)+1)
+			}
+		}
+		for _, s := range re.Sub {
+			n += work(s)
+		}
+		return n
+	}
+	return work(re)
+}
+
+// lastFoldable is the last rune unicode.SimpleFold maps to another
+// (regexp/syntax's maxFold).
+const lastFoldable = 0x1E943
 
 // runsWhole reports whether the whole detector can report on frag.
 func (w *ruleWindows) runsWhole(frag fragment) bool {

@@ -130,7 +130,9 @@ func (c *counter) wait() (int, error) {
 }
 
 // countText counts the tokens of one chunk: the tokenizer's count of each
-// pre-tokenizer piece, looked up in seen first (nil: in pieces only).
+// pre-tokenizer piece, looked up in seen first. With seen nil, only the
+// pieces the process could not keep (pieces is full) are kept in a map of
+// this call's own.
 func countText(s string, seen map[string]int) (int, error) {
 	if !utf8.ValidString(s) {
 		return codec.Count(s)
@@ -140,8 +142,12 @@ func countText(s string, seen map[string]int) (int, error) {
 	splitO200k(s, func(piece string) bool {
 		n, ok := seen[piece]
 		if !ok {
-			if n, err = pieceCount(piece); err != nil {
+			var kept bool
+			if n, kept, err = pieceCount(piece); err != nil {
 				return false
+			}
+			if seen == nil && !kept {
+				seen = map[string]int{}
 			}
 			if seen != nil {
 				seen[strings.Clone(piece)] = n // not a slice of the chunk: chunks are let go
@@ -171,17 +177,17 @@ var pieces struct {
 // 65,536, they raised prometheus's full-tree peak RSS by ~25 MB).
 const maxPieces = 1 << 13
 
-// pieceCount is the tokenizer's count of one pre-tokenizer piece.
-func pieceCount(piece string) (int, error) {
+// pieceCount is the tokenizer's count of one pre-tokenizer piece, and
+// whether pieces holds it.
+func pieceCount(piece string) (n int, kept bool, err error) {
 	pieces.RLock()
 	n, ok := pieces.counts[piece]
 	pieces.RUnlock()
 	if ok {
-		return n, nil
+		return n, true, nil
 	}
-	n, err := codec.Count(piece)
-	if err != nil {
-		return 0, err
+	if n, err = codec.Count(piece); err != nil {
+		return 0, false, err
 	}
 	pieces.Lock()
 	if pieces.counts == nil {
@@ -189,9 +195,10 @@ func pieceCount(piece string) (int, error) {
 	}
 	if len(pieces.counts) < maxPieces {
 		pieces.counts[strings.Clone(piece)] = n
+		kept = true
 	}
 	pieces.Unlock()
-	return n, nil
+	return n, kept, nil
 }
 
 // tokenCounter counts the tokens of what is written to it, exactly as
