@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/ctxpack/ctxpack/lang"
@@ -20,6 +21,8 @@ type allocation struct {
 	// budget is the token budget; chars the tier's ceiling (0: none).
 	budget int
 	chars  int
+	// estimate is a lazy unit's estimated tokens (ready).
+	estimate map[*unit]int
 }
 
 // run prepares the units, buys them in order, assembles the pack and
@@ -27,6 +30,9 @@ type allocation struct {
 func (a *allocation) run(ctx context.Context) error {
 	b := a.b
 	for _, u := range a.units {
+		if u.lazy {
+			continue // prepared if the budget reaches it (ready)
+		}
 		if err := b.prepare(ctx, u); err != nil {
 			return err
 		}
@@ -109,11 +115,15 @@ func (a *allocation) run(ctx context.Context) error {
 			}
 		}
 	}
-	for _, u := range a.units {
+	for i, u := range a.units {
 		if u.accepted {
 			continue
 		}
-		if fits(u) {
+		ok, err := a.ready(ctx, i, tokensLeft)
+		if err != nil {
+			return err
+		}
+		if ok && fits(u) {
 			take(u)
 		} else if u.isHunk() {
 			tokensLeft -= hunkSummaryTokens // its summary
@@ -132,7 +142,7 @@ func (a *allocation) run(ctx context.Context) error {
 			overChars = a.p.Budget.UsedChars - a.chars
 		}
 		if overTokens <= 0 && overChars <= 0 {
-			return a.refill(tokens, a.p.Budget.UsedChars)
+			return a.refill(ctx, tokens, a.p.Budget.UsedChars)
 		}
 		if !a.drop(overTokens, overChars) {
 			if overChars > 0 {
@@ -153,7 +163,7 @@ func (a *allocation) run(ctx context.Context) error {
 // refill takes back, in order of value, the units the room left can hold
 // by their estimates (trimming drops on estimates, and a hunk's change
 // header is not in its estimate): once, kept only if the pack still fits.
-func (a *allocation) refill(tokens, chars int) error {
+func (a *allocation) refill(ctx context.Context, tokens, chars int) error {
 	b := a.b
 	roomTokens, roomChars := a.budget-tokens, -1
 	if a.chars > 0 {
@@ -176,8 +186,13 @@ func (a *allocation) refill(tokens, chars int) error {
 		}
 	}
 	var taken []*unit
-	for _, u := range a.units {
+	for i, u := range a.units {
 		if u.accepted {
+			continue
+		}
+		if ok, err := a.ready(ctx, i, roomTokens); err != nil {
+			return err
+		} else if !ok {
 			continue
 		}
 		t, c, n := u.tokens, u.chars, u.bytes
@@ -215,6 +230,70 @@ func (a *allocation) refill(tokens, chars int) error {
 	a.assemble()
 	_, err = Finalize(a.p)
 	return err
+}
+
+// A lazy unit's cost is estimated, before its file is scanned, by the
+// pre-tokenizer pieces of its text before redaction (countPieces): each piece
+// is at least one token, and a JSON string escapes rather than joins, so
+// the estimate is at most its cost except where redaction shrinks the
+// text. A unit estimated over the tokens left is passed over unscanned.
+// Never an overrun: what is taken is costed exactly; at worst a file
+// that only its redaction (a private key block, say) would make fit is
+// not sent.
+
+// readyBatch is how many files ready scans at once, on all cores.
+var readyBatch = 4 * runtime.NumCPU()
+
+// ready prepares unit i, scanning its file first when it is lazy, and
+// reports whether it may fit in tokensLeft: a lazy unit whose estimate
+// (countPieces) is over it is left unscanned (false). The next lazy units that
+// may fit with it are scanned with it, in parallel.
+func (a *allocation) ready(ctx context.Context, i, tokensLeft int) (bool, error) {
+	u := a.units[i]
+	if !u.lazy {
+		return true, nil
+	}
+	b := a.b
+	mayFit := func(u *unit) bool {
+		n, ok := a.estimate[u]
+		if !ok {
+			text, _, _ := b.truncated(u.e)
+			n = countPieces(text)
+			if a.estimate == nil {
+				a.estimate = map[*unit]int{}
+			}
+			a.estimate[u] = n
+		}
+		return n <= tokensLeft
+	}
+	if !mayFit(u) {
+		return false, nil
+	}
+	// The next ones the tokens left may hold too, estimates summed.
+	batch, sum := []*unit{u}, a.estimate[u]
+	for _, v := range a.units[i+1:] {
+		if len(batch) == readyBatch {
+			break
+		}
+		if v.lazy && !v.accepted && mayFit(v) && sum+a.estimate[v] <= tokensLeft {
+			batch = append(batch, v)
+			sum += a.estimate[v]
+		}
+	}
+	es := make([]*entry, len(batch))
+	for j, v := range batch {
+		es[j] = v.e
+	}
+	if err := b.scanEntries(ctx, es); err != nil {
+		return false, err
+	}
+	for _, v := range batch {
+		v.lazy = false
+		if err := b.prepare(ctx, v); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // written assembles and finalizes the pack and returns the tokens of its

@@ -514,14 +514,20 @@ func (b *builder) scanEntries(ctx context.Context, es []*entry) error {
 	return g.Wait()
 }
 
-// prepareContent truncates a candidate and applies the secret policy.
-func (b *builder) prepareContent(ctx context.Context, e *entry) error {
+// truncated is the text of e its item starts from, before redaction:
+// e.original cut to the file's byte limit.
+func (b *builder) truncated(e *entry) (string, []span, bool) {
 	l := b.pol.Limits
 	maxBytes := l.MaxFileBytes
 	if e.importance != "" && maxBytes > KeyFileMaxBytes {
 		maxBytes = KeyFileMaxBytes
 	}
-	text, kept, truncated := truncate(e.original, maxBytes, l.PreserveHeadLines, l.PreserveTailLines)
+	return truncate(e.original, maxBytes, l.PreserveHeadLines, l.PreserveTailLines)
+}
+
+// prepareContent truncates a candidate and applies the secret policy.
+func (b *builder) prepareContent(ctx context.Context, e *entry) error {
+	text, kept, truncated := b.truncated(e)
 	findings, err := b.opts.Scanner.Scan(ctx, e.file.Path, []byte(e.original))
 	if err != nil {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)

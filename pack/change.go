@@ -118,6 +118,8 @@ type unit struct {
 	chars      int
 	bytes      int
 	accepted   bool
+	// lazy: a whole file not yet scanned nor prepared (allocation.ready).
+	lazy bool
 }
 
 func (u *unit) isHunk() bool { return u.ch != nil }
@@ -347,8 +349,10 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 	inPack := map[*entry][][2]int{}
 	var scanErr error
 	addRegion := func(u *unit) {
-		if err := b.scanEntry(ctx, u.e); err != nil && scanErr == nil {
-			scanErr = err
+		if !u.lazy {
+			if err := b.scanEntry(ctx, u.e); err != nil && scanErr == nil {
+				scanErr = err
+			}
 		}
 		if u.e == nil || u.e.row.Reason != "" {
 			return
@@ -429,18 +433,22 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 	}
 	// Key files, then the rest: unchanged files of the snapshot, boilerplate
 	// and generated files left out — and never scanned, since they are not
-	// sent (a generated file that could be a key file is).
-	var candidates []*entry
-	for _, e := range b.entries {
-		if e.row.Reason != "" || changed[e.file.Path] || IsBoilerplate(e.file.Path) {
-			continue
+	// sent (a generated file that could be a key file is). Under lazyScan
+	// they are scanned as the budget reaches them (allocation.ready);
+	// otherwise the scan decides which are excluded, so all are scanned now.
+	if !b.lazyScan {
+		var candidates []*entry
+		for _, e := range b.entries {
+			if e.row.Reason != "" || changed[e.file.Path] || IsBoilerplate(e.file.Path) {
+				continue
+			}
+			if e.importance != "" || !(isGeneratedPath(e.file.Path) || generatedText(e.original)) {
+				candidates = append(candidates, e)
+			}
 		}
-		if e.importance != "" || !(isGeneratedPath(e.file.Path) || generatedText(e.original)) {
-			candidates = append(candidates, e)
+		if err := b.scanEntries(ctx, candidates); err != nil {
+			return nil, err
 		}
-	}
-	if err := b.scanEntries(ctx, candidates); err != nil {
-		return nil, err
 	}
 	b.chooseKeyFiles()
 	var rest []*entry
@@ -456,7 +464,7 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 			continue
 		}
 		if e.key {
-			addRegion(&unit{class: classKey, rank: len(units), e: e, key: true})
+			addRegion(&unit{class: classKey, rank: len(units), e: e, key: true, lazy: e.pending})
 		} else {
 			rest = append(rest, e)
 		}
@@ -469,7 +477,7 @@ func (b *builder) changeUnits(ctx context.Context, states []*changeState, intent
 		return rest[i].file.Path < rest[j].file.Path
 	})
 	for i, e := range rest {
-		addRegion(&unit{class: classRest, rank: i, e: e})
+		addRegion(&unit{class: classRest, rank: i, e: e, lazy: e.pending})
 	}
 	if scanErr != nil {
 		return nil, scanErr

@@ -3,7 +3,9 @@ package pack_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -237,4 +239,84 @@ func lastCommitSnapshot(t *testing.T, dir string) *pack.Snapshot {
 		t.Fatal(err)
 	}
 	return snap
+}
+
+// A change pack scans an unchanged file only when its budget reaches it:
+// what it sends is the same as when every file is scanned first (secrets
+// action exclude scans them all, since the scan decides what is
+// excluded), a file the budget never reaches is neither scanned nor
+// described by a digest, and one it reaches is redacted as before.
+func TestChangePackScansOnlyWhatTheBudgetReaches(t *testing.T) {
+	g := changeRepo(t)
+	var body strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&body, "// step%d advances the machine by one state of %d.\nfunc step%d(s int) int { return s*%d + %d }\n\n", i, i, i, i+3, i*7)
+	}
+	const files = 30
+	for i := range files {
+		g.Write(fmt.Sprintf("m%02d.go", i), "package shop\n\n"+body.String())
+	}
+	g.Commit("machine")
+	g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
+	g.Commit("store: refuse x")
+
+	build := func(action string) (*pack.Result, *recordingScanner) {
+		pol := policy.Default()
+		pol.Secrets.Action = action
+		sc := &recordingScanner{scanned: map[string]int{}}
+		res, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: pol, Scanner: sc, ToolVersion: "0.0.0-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, sc
+	}
+	sent := func(p *pack.Pack) []string {
+		var out []string
+		for _, it := range append(append([]pack.Item{}, p.KeyFiles...), p.Contents...) {
+			out = append(out, fmt.Sprintf("%s:%d-%d", it.Path, it.StartLine, it.EndLine))
+		}
+		return out
+	}
+	lazy, sc := build(policy.ActionRedact)
+	eager, scAll := build(policy.ActionExclude)
+	if got, want := sent(lazy.Pack), sent(eager.Pack); !slices.Equal(got, want) {
+		t.Errorf("items scanned as the budget reaches them:\n%q\nevery file scanned first:\n%q", got, want)
+	}
+	scanned, sentFiles := 0, 0
+	for i := range files {
+		p := fmt.Sprintf("m%02d.go", i)
+		if scAll.scanned[p] == 0 {
+			t.Fatalf("%s: not scanned under exclude", p)
+		}
+		_, isSent := item(lazy.Pack, p)
+		if isSent {
+			sentFiles++
+		}
+		if sc.scanned[p] > 0 {
+			scanned++
+			continue
+		}
+		if isSent {
+			t.Errorf("%s: sent unscanned", p)
+		}
+		for _, r := range lazy.Ledger {
+			if r.Path == p && (r.SHA256Original != "" || r.Blob != "") {
+				t.Errorf("%s: never scanned, yet its ledger row has sha256 %q blob %q", p, r.SHA256Original, r.Blob)
+			}
+		}
+	}
+	if sentFiles == 0 || scanned >= files/2 {
+		t.Errorf("%d of %d unchanged files scanned, %d sent: want a few scanned, not all", scanned, files, sentFiles)
+	}
+
+	// A secret in the first file the budget reaches: sent redacted.
+	g.Write("a_notes.txt", "deploy token: FAKESECRET0123456789AB\n")
+	g.Commit("notes")
+	g.Write("store/store.go", storeGo("\tif k == \"y\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
+	g.Commit("store: refuse y")
+	res, _ := build(policy.ActionRedact)
+	notes, ok := item(res.Pack, "a_notes.txt")
+	if !ok || !strings.Contains(notes.Content, "[REDACTED:fake-secret]") || strings.Contains(string(res.JSON), "FAKESECRET") || notes.OriginalWithheld != pack.WithheldSecret {
+		t.Errorf("a_notes.txt: sent %v, content %q, original_withheld %q: want it sent redacted, its original withheld", ok, notes.Content, notes.OriginalWithheld)
+	}
 }

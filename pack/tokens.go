@@ -311,6 +311,17 @@ func classOf(r rune) uint8 {
 	return c
 }
 
+// countPieces is how many pieces o200k_base's pre-tokenizer cuts s into,
+// each at least one token; 0 for invalid UTF-8 (no estimate).
+func countPieces(s string) int {
+	if !utf8.ValidString(s) {
+		return 0
+	}
+	n := 0
+	splitO200k(s, func(string) bool { n++; return true })
+	return n
+}
+
 // splitO200k calls yield with each piece o200k_base's pre-tokenizer cuts
 // valid UTF-8 s into, in order, until yield returns false. It takes the
 // pattern's alternatives in order at each position, with the pattern's
