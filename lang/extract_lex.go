@@ -232,7 +232,7 @@ func lex(src string, o lexOpts) []tok {
 		default:
 			p := string(c)
 			for _, op := range puncts {
-				if strings.HasPrefix(src[i:], op) {
+				if op[0] == c && strings.HasPrefix(src[i:], op) {
 					p = op
 					break
 				}
