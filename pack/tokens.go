@@ -101,12 +101,12 @@ func newCounter() (*counter, error) {
 	c := &counter{chunks: make(chan string, n), counts: make([]int, n), errs: make([]error, n)}
 	for w := range n {
 		c.done.Go(func() {
-			seen := map[string]int{}
+			m := newMemo()
 			for chunk := range c.chunks {
 				if c.errs[w] != nil {
 					continue // drain, so that senders never block
 				}
-				k, err := countText(chunk, seen)
+				k, err := countText(chunk, m)
 				c.counts[w] += k
 				c.errs[w] = err
 			}
@@ -130,33 +130,77 @@ func (c *counter) wait() (int, error) {
 }
 
 // countText counts the tokens of one chunk: the tokenizer's count of each
-// pre-tokenizer piece, looked up in seen first. With seen nil, only the
-// pieces the process could not keep (pieces is full) are kept in a map of
-// this call's own.
-func countText(s string, seen map[string]int) (int, error) {
+// pre-tokenizer piece, looked up in m first. With m nil, only the pieces
+// the process could not keep (pieces is full) are kept in a memo of this
+// call's own.
+func countText(s string, m *memo) (int, error) {
 	if !utf8.ValidString(s) {
 		return codec.Count(s)
 	}
 	total := 0
 	var err error
 	splitO200k(s, func(piece string) bool {
-		n, ok := seen[piece]
+		n, ok := m.get(piece)
 		if !ok {
 			var kept bool
 			if n, kept, err = pieceCount(piece); err != nil {
 				return false
 			}
-			if seen == nil && !kept {
-				seen = map[string]int{}
+			if m == nil && !kept {
+				m = newMemo()
 			}
-			if seen != nil {
-				seen[strings.Clone(piece)] = n // not a slice of the chunk: chunks are let go
-			}
+			m.put(piece, n)
 		}
 		total += n
 		return true
 	})
 	return total, err
+}
+
+// memo is the token counts of the pieces one counter has met: a piece of
+// up to 7 bytes (most are) keyed by its bytes and length in one word,
+// which hashes and compares faster than a string; longer ones by the
+// string. A nil memo holds nothing and keeps nothing.
+type memo struct {
+	short map[uint64]int
+	long  map[string]int
+}
+
+func newMemo() *memo { return &memo{short: map[uint64]int{}, long: map[string]int{}} }
+
+// shortKey is the word a piece of up to 7 bytes is kept under.
+func shortKey(p string) (uint64, bool) {
+	if len(p) > 7 {
+		return 0, false
+	}
+	k := uint64(len(p)) << 56
+	for i := 0; i < len(p); i++ {
+		k |= uint64(p[i]) << (8 * i)
+	}
+	return k, true
+}
+
+func (m *memo) get(p string) (int, bool) {
+	if m == nil {
+		return 0, false
+	}
+	if k, ok := shortKey(p); ok {
+		n, ok := m.short[k]
+		return n, ok
+	}
+	n, ok := m.long[p]
+	return n, ok
+}
+
+func (m *memo) put(p string, n int) {
+	if m == nil {
+		return
+	}
+	if k, ok := shortKey(p); ok {
+		m.short[k] = n
+		return
+	}
+	m.long[strings.Clone(p)] = n // not a slice of the chunk: chunks are let go
 }
 
 // pieces is the token count of every pre-tokenizer piece any count of this
@@ -371,24 +415,19 @@ func splitO200k(s string, yield func(string) bool) {
 		return i
 	}
 	// lettersLowerLast is [upper]*[lower]+ at i: the upper run, given back
-	// one character at a time until a lower one follows, then the lower run.
+	// one character at a time (from its end) until a lower one follows,
+	// then the lower run.
 	lettersLowerLast := func(i int) int {
-		var starts []int // the offsets of the upper run's characters, and its end
-		j := i
-		for {
-			starts = append(starts, j)
-			c, n := cls(j)
-			if c&clsUpper == 0 {
-				break
+		for k := run(i, clsUpper); ; {
+			if c, n := cls(k); c&clsLower != 0 {
+				return run(k+n, clsLower)
 			}
-			j += n
-		}
-		for k := len(starts) - 1; k >= 0; k-- {
-			if c, n := cls(starts[k]); c&clsLower != 0 {
-				return run(starts[k]+n, clsLower)
+			if k == i {
+				return -1
 			}
+			_, n := utf8.DecodeLastRuneInString(s[i:k])
+			k -= n
 		}
-		return -1
 	}
 	// lettersUpperFirst is [upper]+[lower]* at i.
 	lettersUpperFirst := func(i int) int {
