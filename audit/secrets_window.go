@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -75,19 +74,14 @@ type windowedRule struct {
 	id string
 	re *regexp.Regexp
 	// pre matches wherever re does, and is cheaper (precheckOf); nil:
-	// none. Built on the rule's first window, except when deriving it is
-	// costly (costly: printing the pattern's syntax tree folds every rune
-	// of a class like [^"], ~25 ms for curl-auth-user): then only once the
-	// rule has run on precheckAfter bytes of windows (screened counts
-	// them; tests set precheckAfter to 0), which a small change never does.
-	pre           func() *regexp.Regexp
-	costly        func() bool
-	screened      *atomic.Int64
-	precheckAfter int64
-	anchored      bool     // else its window is the whole text
-	keywords      []string // lowercased; none: runs on every text
-	anchor        anchorInfo
-	anchorID      []int // the anchors' ids in ruleWindows.lits
+	// none. Built on the rule's first window; none for a pattern costly to
+	// print (foldWork), whose precheck would cost more to derive (~25 ms
+	// for curl-auth-user) than a run saves with it.
+	pre      func() *regexp.Regexp
+	anchored bool     // else its window is the whole text
+	keywords []string // lowercased; none: runs on every text
+	anchor   anchorInfo
+	anchorID []int // the anchors' ids in ruleWindows.lits
 	// assign: the anchor is followed in the pattern by an optional key
 	// tail, an assignment operator and up to 5 of [\x60'"\s=]
 	// (generic-api-key and the rules built like it); an occurrence not
@@ -159,10 +153,12 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			continue
 		}
 		a, ok := anchorsOf(r.Regex.String())
-		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok, screened: new(atomic.Int64), precheckAfter: precheckAfter}
+		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
 		pattern := r.Regex.String()
-		wr.costly = sync.OnceValue(func() bool { return foldWork(pattern) > costlyFoldWork })
 		wr.pre = sync.OnceValue(func() *regexp.Regexp {
+			if foldWork(pattern) > costlyFoldWork {
+				return nil
+			}
 			if p := precheckOf(pattern); p != "" {
 				if re, err := regexp.Compile(p); err == nil {
 					return re
@@ -324,21 +320,15 @@ func runs(keywords []string, present map[string]bool) bool {
 
 // matches reports whether the rule's pattern matches sub.
 func (r *windowedRule) matches(sub string) bool {
-	if r.screened.Add(int64(len(sub))) > r.precheckAfter || !r.costly() {
-		if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
-			return false
-		}
+	if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
+		return false
 	}
 	return r.re.MatchString(sub)
 }
 
-// precheckAfter is how many bytes of windows a rule runs on before a
-// costly precheck is built: a precheck saves a fraction of the rule's
-// time on each window.
-const precheckAfter = 256 << 10
-
 // costlyFoldWork: a pattern whose classes hold more foldable runes than
-// this takes over a millisecond to print (three default rules do).
+// this takes over a millisecond to print (three default rules do, and
+// their prechecks are nearly the whole pattern).
 const costlyFoldWork = 1 << 16
 
 // foldWork is how many runes printing pattern's syntax tree folds: the
