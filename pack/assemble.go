@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/ctxpack/ctxpack/lang"
+	"io"
 	"path"
 	"sort"
 	"strconv"
@@ -596,16 +597,24 @@ var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 // ContentDigest is the sha256 of the pack serialized with pack_id and
 // used_chars cleared: what the pack id is derived from.
 func ContentDigest(p *Pack) ([32]byte, error) {
+	sum, _, err := contentDigest(p)
+	return sum, err
+}
+
+// contentDigest is ContentDigest, and the characters of the serialization
+// it hashes.
+func contentDigest(p *Pack) ([32]byte, int, error) {
 	c := *p
 	c.PackID = ""
 	c.Budget.UsedChars = 0
 	h := sha256.New()
-	if err := Encode(h, &c); err != nil {
-		return [32]byte{}, err
+	var rc runeCounter
+	if err := Encode(io.MultiWriter(h, &rc), &c); err != nil {
+		return [32]byte{}, 0, err
 	}
 	var sum [32]byte
 	h.Sum(sum[:0])
-	return sum, nil
+	return sum, rc.n, nil
 }
 
 // ID derives the pack id from a content digest: pk_ and 8 characters of
@@ -634,20 +643,18 @@ func Finalize(p *Pack) ([]byte, error) {
 		return nil, err
 	}
 	p.Budget.EstimatedTokens = tokens
-	digest, err := ContentDigest(p)
+	digest, chars, err := contentDigest(p)
 	if err != nil {
 		return nil, err
 	}
 	p.PackID = ID(digest)
-	// used_chars is part of what it counts: with it at 0 (one digit) the
-	// pack has base characters, so the count n solves n = base-1+digits(n).
-	var rc runeCounter
-	if err := Encode(&rc, p); err != nil {
-		return nil, err
-	}
-	n := rc.n
-	for i := 0; i < 4 && n != rc.n-1+len(strconv.Itoa(n)); i++ {
-		n = rc.n - 1 + len(strconv.Itoa(n))
+	// used_chars is part of what it counts: with it at 0 (one digit) and
+	// the pack id in place (ASCII, in place of "") the pack has base
+	// characters, so the count n solves n = base-1+digits(n).
+	base := chars + len(p.PackID)
+	n := base
+	for i := 0; i < 4 && n != base-1+len(strconv.Itoa(n)); i++ {
+		n = base - 1 + len(strconv.Itoa(n))
 	}
 	p.Budget.UsedChars = n
 	buf := bytes.NewBuffer(make([]byte, 0, tc.size+64))
