@@ -7,7 +7,6 @@ import (
 	"encoding/base32"
 	"encoding/hex"
 	"fmt"
-	"github.com/ctxpack/ctxpack/lang"
 	"io"
 	"path"
 	"sort"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/ctxpack/ctxpack/lang"
 )
 
 // changes bounds, scans and redacts the diffs of the changed files, and
