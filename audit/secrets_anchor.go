@@ -230,6 +230,49 @@ func exact(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
+// starts returns non-empty strings, asciiLower'ed as exact gives them, one
+// of which begins every match of re; ok=false when there is no such set (a
+// leading class, repetition or assertion, a match that may begin with
+// none, or too many).
+func starts(re *syntax.Regexp) ([]string, bool) {
+	if e, ok := exact(re); ok {
+		return e, !slices.Contains(e, "")
+	}
+	switch re.Op {
+	case syntax.OpCapture:
+		return starts(re.Sub[0])
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			e, ok := starts(s)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, e...)
+		}
+		slices.Sort(out)
+		out = slices.Compact(out)
+		return out, len(out) <= maxAnchorSet
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, s := range re.Sub {
+			if e, ok := exact(s); ok {
+				out = cross(out, e)
+			} else if e, ok := starts(s); ok {
+				out = cross(out, e)
+				break
+			} else {
+				break
+			}
+			if len(out) > maxAnchorSet {
+				return nil, false
+			}
+		}
+		return out, len(out) <= maxAnchorSet && !slices.Contains(out, "")
+	}
+	return nil, false
+}
+
 func cross(a, b []string) []string {
 	out := make([]string, 0, len(a)*len(b))
 	for _, x := range a {

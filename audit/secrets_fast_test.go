@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
 	"strings"
@@ -527,5 +528,79 @@ func TestCostlyPrechecks(t *testing.T) {
 	}
 	if len(costly) == 0 || len(costly) > 10 {
 		t.Errorf("%d default rules have a costly precheck: %v", len(costly), costly)
+	}
+}
+
+// TestStarts: the strings one of which begins every match.
+func TestStarts(t *testing.T) {
+	for _, c := range []struct {
+		re     string
+		starts []string
+		ok     bool
+	}{
+		{`abc[0-9]+`, []string{"abc"}, true},
+		{`(?i)(?:ghp|GHO)_[a-z]{4}`, []string{"gho_", "ghp_"}, true},
+		{`(?:hvs\.[\w-]{90}|s\.[a-z]{24})`, []string{"hvs.", "s."}, true},
+		{`(?i:A)(?:(?i:CCESS|UTH)|pi)[0-9]`, []string{"access", "api", "auth"}, true},
+		{`(?:ab)?c[0-9]`, []string{"abc", "c"}, true},
+		{`(?:ab)?[0-9]`, nil, false}, // may begin with a digit
+		{`passw(?:or)?d\s*=`, []string{"passwd", "password"}, true},
+		{`(x)?abc`, []string{"abc", "xabc"}, true},
+		{`x*abc`, nil, false}, // a repetition first
+		{`[a-z]{3}_key`, nil, false},
+		{`\bkey`, nil, false}, // an assertion first
+		{`(?:key|[0-9]+)=`, nil, false},
+	} {
+		got, ok := starts(mustParse(t, c.re))
+		if ok != c.ok || ok && !slices.Equal(got, c.starts) {
+			t.Errorf("starts(%q) = %q, %v; want %q, %v", c.re, got, ok, c.starts, c.ok)
+		}
+	}
+}
+
+func mustParse(t *testing.T, re string) *syntax.Regexp {
+	t.Helper()
+	tree, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// TestAnchoredPrechecks: most default rules' prechecks begin with their
+// anchors, so a window is screened at its anchor occurrences instead of
+// searched whole; a precheck that does not (its anchor is not where its
+// matches begin) is left unanchored.
+func TestAnchoredPrechecks(t *testing.T) {
+	f, _ := defaultFast(t)
+	anchored := 0
+	for _, r := range f.rules.windowed {
+		if _, at := r.prechecks(); at != nil {
+			anchored++
+		}
+	}
+	for _, id := range []string{genericRuleID, "vault-service-token"} {
+		if r := f.rules.windowedRule(id); r == nil {
+			t.Errorf("%s: not windowed", id)
+		} else if _, at := r.prechecks(); at == nil {
+			t.Errorf("%s: no anchored precheck", id)
+		}
+	}
+	if anchored < len(f.rules.windowed)/2 {
+		t.Errorf("only %d of %d windowed rules have an anchored precheck", anchored, len(f.rules.windowed))
+	}
+	// The anchor "_key_" is in the middle of every match: no anchored
+	// precheck, the window is searched whole.
+	if _, at := prechecksOf(`[a-z]{3}_key_[0-9]{8}`, []string{"_key_"}); at != nil {
+		t.Errorf("an anchored precheck for a pattern whose matches begin before its anchor: %v", at)
+	}
+	pre, at := prechecksOf(`\b(?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24}))(?:\s|$)`, []string{"hvs.", "s."})
+	if pre == nil || at == nil {
+		t.Fatalf("vault-like pattern: prechecks %v, %v", pre, at)
+	}
+	// At an anchor the token follows; a line of code with "s." has none.
+	text := "x := os.Getenv(\"A\")\ntoken: s." + strings.Repeat("a1", 12) + "\n"
+	if at.MatchString(text[strings.Index(text, "s."):]) || !at.MatchString(text[strings.LastIndex(text, "s."):]) {
+		t.Errorf("anchored precheck %v misjudges the occurrences in %q", at, text)
 	}
 }

@@ -73,15 +73,17 @@ type ruleWindows struct {
 type windowedRule struct {
 	id string
 	re *regexp.Regexp
-	// pre matches wherever re does, and is cheaper (precheckOf); nil:
-	// none. Built on the rule's first window; none for a pattern costly to
-	// print (foldWork), whose precheck would cost more to derive (~25 ms
-	// for curl-auth-user) than a run saves with it.
-	pre      func() *regexp.Regexp
-	anchored bool     // else its window is the whole text
-	keywords []string // lowercased; none: runs on every text
-	anchor   anchorInfo
-	anchorID []int // the anchors' ids in ruleWindows.lits
+	// prechecks are built on the rule's first window (none for a pattern
+	// costly to print, see foldWork: its precheck would cost more to
+	// derive, ~25 ms for curl-auth-user, than a run saves with it). pre
+	// matches wherever re does, and is cheaper (precheckOf); nil: none.
+	// at is pre anchored at the start of the text, when every match of pre
+	// begins with one of the rule's anchors (starts); nil otherwise.
+	prechecks func() (pre, at *regexp.Regexp)
+	anchored  bool     // else its window is the whole text
+	keywords  []string // lowercased; none: runs on every text
+	anchor    anchorInfo
+	anchorID  []int // the anchors' ids in ruleWindows.lits
 	// assign: the anchor is followed in the pattern by an optional key
 	// tail, an assignment operator and up to 5 of [\x60'"\s=]
 	// (generic-api-key and the rules built like it); an occurrence not
@@ -155,16 +157,8 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		a, ok := anchorsOf(r.Regex.String())
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
 		pattern := r.Regex.String()
-		wr.pre = sync.OnceValue(func() *regexp.Regexp {
-			if foldWork(pattern) > costlyFoldWork {
-				return nil
-			}
-			if p := precheckOf(pattern); p != "" {
-				if re, err := regexp.Compile(p); err == nil {
-					return re
-				}
-			}
-			return nil
+		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
+			return prechecksOf(pattern, a.anchors)
 		})
 		if ok && isAssignTail(a.next) {
 			wr.assign = true
@@ -291,12 +285,11 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Findin
 			nl = newlineOffsets(text)
 		}
 		for _, win := range r.windows(text, nl, lits) {
-			sub := text[win.start:win.end]
-			if !r.matches(sub) {
+			if !r.matches(text, win, lits) {
 				continue
 			}
 			wf := frag
-			wf.Raw = sub
+			wf.Raw = text[win.start:win.end]
 			wf.StartLine = frag.StartLine + win.line
 			out = append(out, r.det().DetectContext(ctx, wf)...)
 		}
@@ -318,12 +311,79 @@ func runs(keywords []string, present map[string]bool) bool {
 	return false
 }
 
-// matches reports whether the rule's pattern matches sub.
-func (r *windowedRule) matches(sub string) bool {
-	if pre := r.pre(); pre != nil && !pre.MatchString(sub) {
-		return false
+// matches reports whether the rule's pattern matches the window win of
+// text (whose anchors' offsets lits holds).
+//
+// With an anchored precheck it first looks for an anchor occurrence in
+// the window where the precheck matches: a match M of the rule in the
+// window holds a match of the precheck (the pattern's nodes after its
+// nullable head, the last cut short), which begins with one of the rule's
+// anchors (starts), so that anchor occurs in M, hence in the window, and
+// the precheck matches at it. The text past the window only lets the
+// anchored precheck match more often, never less.
+func (r *windowedRule) matches(text string, win window, lits textLiterals) bool {
+	sub := text[win.start:win.end]
+	pre, at := r.prechecks()
+	switch {
+	case at != nil:
+		if !r.startsIn(at, text, win, lits) {
+			return false
+		}
+	case pre != nil:
+		if !pre.MatchString(sub) {
+			return false
+		}
 	}
 	return r.re.MatchString(sub)
+}
+
+// startsIn reports whether at matches the text from an occurrence of one
+// of the rule's anchors inside win.
+func (r *windowedRule) startsIn(at *regexp.Regexp, text string, win window, lits textLiterals) bool {
+	for _, id := range r.anchorID {
+		occ := lits.at[id] // ascending
+		i, _ := slices.BinarySearch(occ, win.start)
+		for ; i < len(occ) && occ[i] < win.end; i++ {
+			if at.MatchString(text[occ[i]:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prechecksOf builds a rule's prechecks (see windowedRule.prechecks) from
+// its pattern and anchors.
+func prechecksOf(pattern string, anchors []string) (pre, at *regexp.Regexp) {
+	if foldWork(pattern) > costlyFoldWork {
+		return nil, nil
+	}
+	p := precheckOf(pattern)
+	if p == "" {
+		return nil, nil
+	}
+	pre, err := regexp.Compile(p)
+	if err != nil {
+		return nil, nil
+	}
+	tree, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return pre, nil
+	}
+	begins, ok := starts(tree)
+	if !ok || len(anchors) == 0 {
+		return pre, nil
+	}
+	for _, b := range begins {
+		if !slices.ContainsFunc(anchors, func(a string) bool { return a != "" && strings.HasPrefix(b, a) }) {
+			return pre, nil
+		}
+	}
+	at, err = regexp.Compile(`\A(?:` + p + `)`)
+	if err != nil {
+		return pre, nil
+	}
+	return pre, at
 }
 
 // costlyFoldWork: a pattern whose classes hold more foldable runes than
@@ -512,7 +572,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				if !touchesAny(ranges, win.start, win.end) {
 					continue
 				}
-				if sub := text[win.start:win.end]; wr.matches(sub) && matchTouches(r.Regex, sub, win.start, ranges) {
+				if wr.matches(text, win, lits) && matchTouches(r.Regex, text[win.start:win.end], win.start, ranges) {
 					keep[id] = true
 					break
 				}
