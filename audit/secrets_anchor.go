@@ -273,6 +273,38 @@ func starts(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
+// requiredLiterals returns literals, asciiLower'ed as exact gives them and of at
+// least minAnchorLength bytes, that every match of re contains.
+func requiredLiterals(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if e, ok := exact(re); ok && len(e) == 1 && len(e[0]) >= minAnchorLength {
+			return e
+		}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var out []string
+		for _, s := range re.Sub {
+			out = append(out, requiredLiterals(s)...)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	case syntax.OpAlternate:
+		out := requiredLiterals(re.Sub[0])
+		for _, s := range re.Sub[1:] {
+			in := requiredLiterals(s)
+			out = slices.DeleteFunc(out, func(x string) bool { return !slices.Contains(in, x) })
+		}
+		return out
+	}
+	return nil
+}
+
 func cross(a, b []string) []string {
 	out := make([]string, 0, len(a)*len(b))
 	for _, x := range a {

@@ -604,3 +604,31 @@ func TestAnchoredPrechecks(t *testing.T) {
 		t.Errorf("anchored precheck %v misjudges the occurrences in %q", at, text)
 	}
 }
+
+// TestRequiredLiterals: the literals every match contains, and the default
+// rule that is searched whole only in texts holding them.
+func TestRequiredLiterals(t *testing.T) {
+	for _, c := range []struct {
+		re   string
+		want []string
+	}{
+		{`abc[0-9]+xyz`, []string{"abc", "xyz"}},
+		{`(?i)kind:.{0,9}SECRET|SeCrEt.*kind:`, []string{"kind:", "secret"}},
+		{`(?:abc)+(?:xy){2,}z`, []string{"abc", "xy"}},
+		{`(?:abc)?de`, []string{"de"}},
+		{`(?:abc)*|x`, nil},
+		{`ab(?:c|d)`, []string{"ab"}},
+	} {
+		if got := requiredLiterals(mustParse(t, c.re)); !slices.Equal(got, c.want) {
+			t.Errorf("requiredLiterals(%q) = %q, want %q", c.re, got, c.want)
+		}
+	}
+	f, _ := defaultFast(t)
+	r := f.rules.windowedRule("kubernetes-secret-yaml")
+	if r == nil || r.anchored {
+		t.Fatalf("kubernetes-secret-yaml: windowed %v", r != nil)
+	}
+	if got, want := r.needs(), []string{"data:", "kind:", "secret"}; !slices.Equal(got, want) {
+		t.Errorf("kubernetes-secret-yaml needs %q, want %q", got, want)
+	}
+}

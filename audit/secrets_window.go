@@ -80,10 +80,13 @@ type windowedRule struct {
 	// at is pre anchored at the start of the text, when every match of pre
 	// begins with one of the rule's anchors (starts); nil otherwise.
 	prechecks func() (pre, at *regexp.Regexp)
-	anchored  bool     // else its window is the whole text
-	keywords  []string // lowercased; none: runs on every text
-	anchor    anchorInfo
-	anchorID  []int // the anchors' ids in ruleWindows.lits
+	anchored  bool // else its window is the whole text
+	// needs are literals every match contains (requiredLiterals), for a rule that
+	// is not anchored: a text without one of them is not searched.
+	needs    func() []string
+	keywords []string // lowercased; none: runs on every text
+	anchor   anchorInfo
+	anchorID []int // the anchors' ids in ruleWindows.lits
 	// assign: the anchor is followed in the pattern by an optional key
 	// tail, an assignment operator and up to 5 of [\x60'"\s=]
 	// (generic-api-key and the rules built like it); an occurrence not
@@ -156,6 +159,15 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		}
 		a, ok := anchorsOf(r.Regex.String())
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
+		if !ok {
+			wr.needs = sync.OnceValue(func() []string {
+				tree, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+				if err != nil {
+					return nil
+				}
+				return requiredLiterals(tree)
+			})
+		}
 		pattern := r.Regex.String()
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
 			return prechecksOf(pattern, a.anchors)
@@ -271,12 +283,16 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Findin
 	if w.runsWhole(frag) {
 		out = w.whole.DetectContext(ctx, frag)
 	}
-	lits := w.scanLiterals(lowered(text))
+	lower, alower := lowered(text)
+	lits := w.scanLiterals(lower, alower)
 	var nl []int
 	for i := range w.windowed {
 		r := &w.windowed[i]
 		if !runs(r.keywords, lits.present) {
 			continue
+		}
+		if !r.anchored && !containsAll(alower, r.needs()) {
+			continue // no match without them
 		}
 		if ctx.Err() != nil {
 			break
@@ -295,6 +311,16 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Findin
 		}
 	}
 	return gitleaksFilter(out)
+}
+
+// containsAll reports whether s contains every one of subs.
+func containsAll(s string, subs []string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }
 
 // runs reports whether gitleaks' prefilter runs a rule with these keywords
