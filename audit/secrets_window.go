@@ -574,7 +574,8 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 	keep := map[string]bool{}
 	for p := 1; p < len(passes); p++ {
 		text, ranges := passes[p], segs[p]
-		lits := w.scanLiterals(lowered(text))
+		lower, alower := lowered(text)
+		lits := w.scanLiterals(lower, alower)
 		fold := hasFoldRune(text)
 		nl := newlineOffsets(text)
 		for id, r := range w.cfg.Rules {
@@ -585,6 +586,9 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				continue
 			}
 			wr := w.windowedRule(id)
+			if wr != nil && !wr.anchored && !fold && !containsAll(alower, wr.needs()) {
+				continue // no match without them
+			}
 			if wr == nil || !wr.anchored || fold || ranges == nil {
 				if matchTouches(r.Regex, text, 0, ranges) {
 					keep[id] = true
