@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -116,6 +117,30 @@ func BenchmarkCountTokens(b *testing.B) {
 	}
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := pack.CountTokens(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCountTokensFile counts the tokens of a file, e.g. a full-tree
+// pack of a real repository: CTXPACK_TOKENS_FILE=pack.json go test -run
+// '^$' -bench CountTokensFile ./pack/
+func BenchmarkCountTokensFile(b *testing.B) {
+	name := os.Getenv("CTXPACK_TOKENS_FILE")
+	if name == "" {
+		b.Skip("CTXPACK_TOKENS_FILE is not set")
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := string(data)
+	if _, err := pack.CountTokens(s); err != nil { // load the vocabulary
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(s)))
 	for b.Loop() {
 		if _, err := pack.CountTokens(s); err != nil {
 			b.Fatal(err)
