@@ -54,8 +54,10 @@ import (
 // to a specific one on its line) is applied across all rules.
 type ruleWindows struct {
 	cfg      config.Config
-	windowed []windowedRule   // sorted by id
-	whole    *detect.Detector // the rules that run together
+	windowed []windowedRule // sorted by id
+	// whole runs the rules that run together (built on first use: most
+	// texts need it for no path, and its keyword trie is ~2.5 MB).
+	whole func() *detect.Detector
 	// wholeAlways: whole has a rule that may report on any path;
 	// else it runs only when one of paths matches.
 	wholeAlways bool
@@ -194,8 +196,11 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		return nil
 	}
 	slices.SortFunc(w.windowed, func(a, b windowedRule) int { return strings.Compare(a.id, b.id) })
-	w.whole = detect.NewDetector(wholeCfg)
-	w.whole.MaxDecodeDepth = 0
+	w.whole = sync.OnceValue(func() *detect.Detector {
+		d := detect.NewDetector(wholeCfg)
+		d.MaxDecodeDepth = 0
+		return d
+	})
 	w.all = sync.OnceValue(func() *detect.Detector {
 		d := detect.NewDetector(cfg)
 		d.MaxDecodeDepth = 0
@@ -281,7 +286,7 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Findin
 	}
 	var out []report.Finding
 	if w.runsWhole(frag) {
-		out = w.whole.DetectContext(ctx, frag)
+		out = w.whole().DetectContext(ctx, frag)
 	}
 	lower, alower := lowered(text)
 	lits := w.scanLiterals(lower, alower)
