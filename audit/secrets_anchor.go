@@ -199,17 +199,7 @@ func exact(re *syntax.Regexp) ([]string, bool) {
 		}
 		return out, true
 	case syntax.OpAlternate:
-		var out []string
-		for _, s := range re.Sub {
-			e, ok := exact(s)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, e...)
-		}
-		slices.Sort(out)
-		out = slices.Compact(out)
-		return out, len(out) <= maxAnchorSet
+		return union(re.Sub, exact)
 	case syntax.OpRepeat:
 		if re.Min != re.Max || re.Min > 4 {
 			return nil, false
@@ -230,6 +220,22 @@ func exact(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
+// union is the sorted union of f over the alternatives subs, ok=false when
+// f fails on one or the union is over maxAnchorSet.
+func union(subs []*syntax.Regexp, f func(*syntax.Regexp) ([]string, bool)) ([]string, bool) {
+	var out []string
+	for _, s := range subs {
+		e, ok := f(s)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, e...)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	return out, len(out) <= maxAnchorSet
+}
+
 // starts returns non-empty strings, asciiLower'ed as exact gives them, one
 // of which begins every match of re; ok=false when there is no such set (a
 // leading class, repetition or assertion, a match that may begin with
@@ -242,17 +248,7 @@ func starts(re *syntax.Regexp) ([]string, bool) {
 	case syntax.OpCapture:
 		return starts(re.Sub[0])
 	case syntax.OpAlternate:
-		var out []string
-		for _, s := range re.Sub {
-			e, ok := starts(s)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, e...)
-		}
-		slices.Sort(out)
-		out = slices.Compact(out)
-		return out, len(out) <= maxAnchorSet
+		return union(re.Sub, starts)
 	case syntax.OpConcat:
 		out := []string{""}
 		for _, s := range re.Sub {
