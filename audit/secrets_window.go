@@ -83,8 +83,8 @@ type windowedRule struct {
 	// begins with one of the rule's anchors (starts); nil otherwise.
 	prechecks func() (pre, at *regexp.Regexp)
 	anchored  bool // else its window is the whole text
-	// needs are literals every match contains (requiredLiterals), for a rule that
-	// is not anchored: a text without one of them is not searched.
+	// needs are literals every match contains (requiredLiterals), for a
+	// rule that is not anchored: a text without one of them is not searched.
 	needs    func() []string
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
@@ -159,18 +159,18 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			}
 			continue
 		}
-		a, ok := anchorsOf(r.Regex.String())
+		pattern := r.Regex.String()
+		a, ok := anchorsOf(pattern)
 		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
 		if !ok {
 			wr.needs = sync.OnceValue(func() []string {
-				tree, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+				tree, err := syntax.Parse(pattern, syntax.Perl)
 				if err != nil {
 					return nil
 				}
 				return requiredLiterals(tree)
 			})
 		}
-		pattern := r.Regex.String()
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
 			return prechecksOf(pattern, a.anchors)
 		})
