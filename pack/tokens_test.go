@@ -240,3 +240,51 @@ func TestPieceCountsKept(t *testing.T) {
 		t.Fatalf("%d piece counts kept after %d distinct pieces: the bound was not reached", n, maxPieces+1000)
 	}
 }
+
+// TestCountPiecesAtMostTokens: a change pack estimates a file it has not
+// scanned by its pre-tokenizer pieces (allocation.ready), which must not
+// exceed the tokens of its text as the pack holds it (a JSON string) on
+// real text: this repository's files and texts built to stress escaping.
+func TestCountPiecesAtMostTokens(t *testing.T) {
+	texts := []string{"a\nb", "x\n\n\ty", "\"quoted\"\\path\\\t", "line\r\nnext", "\x00\x01bin", "ünïcödé\n\"ß\"", strings.Repeat("} \n", 40)}
+	seen := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && p != "..") {
+			if d != nil && d.IsDir() && p != ".." {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !(strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
+			return nil
+		}
+		if seen++; raceEnabled && seen%8 != 0 {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		texts = append(texts, string(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range texts {
+		data, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens, err := CountTokensOf(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pieces := countPieces(s); pieces > tokens {
+			t.Errorf("%d pieces, %d tokens as a JSON string: %.80q", pieces, tokens, s)
+		}
+	}
+	if len(texts) < 50 {
+		t.Fatalf("only %d texts checked", len(texts))
+	}
+}
