@@ -258,7 +258,7 @@ func TestCountPiecesAtMostTokens(t *testing.T) {
 		if d.IsDir() || !(strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
 			return nil
 		}
-		if seen++; raceEnabled && seen%8 != 0 {
+		if seen++; raceEnabled && seen%4 != 0 {
 			return nil
 		}
 		data, err := os.ReadFile(p)
@@ -284,7 +284,7 @@ func TestCountPiecesAtMostTokens(t *testing.T) {
 			t.Errorf("%d pieces, %d tokens as a JSON string: %.80q", pieces, tokens, s)
 		}
 	}
-	if len(texts) < 50 {
+	if len(texts) < 30 {
 		t.Fatalf("only %d texts checked", len(texts))
 	}
 }
