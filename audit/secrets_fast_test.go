@@ -632,3 +632,61 @@ func TestRequiredLiterals(t *testing.T) {
 		t.Errorf("kubernetes-secret-yaml needs %q, want %q", got, want)
 	}
 }
+
+// FuzzRuleAnalysis feeds rule patterns, which a repository's .gitleaks.toml
+// controls, through the analyses the windowed scan rests on, and checks
+// each claim on a text the pattern matches: every required literal is in
+// the match, the precheck matches it, and the anchored precheck matches at
+// an anchor occurrence inside it. Never a panic.
+func FuzzRuleAnalysis(f *testing.F) {
+	f.Add(`(?i)[\w.-]{0,50}?(?:key|token)[ \t]{0,5}[=:]\s*([a-z0-9]{10,40})`, "x.api_key = abcdef0123456789")
+	f.Add(`\b(?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24}))(?:\s|$)`, "token s.ABCDEFGHIJKLMNOPQRSTUVWX\n")
+	f.Add(`(?i)kind:.{0,20}secret|secret.{0,20}kind:`, "kind: Secret")
+	f.Add(`(ab|cd)?ef[0-9]{2,}`, "cdef123")
+	f.Add(`[^"]{3,}:[^"]{3,}`, `"user:pass"`)
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		if len(pattern) > 512 || len(text) > 4096 {
+			return
+		}
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return
+		}
+		a, anchored := anchorsOf(pattern)
+		pre, at := prechecksOf(pattern, a.anchors)
+		tree, err := syntax.Parse(pattern, syntax.Perl)
+		if err != nil {
+			t.Fatalf("%q compiles but does not parse: %v", pattern, err)
+		}
+		need := requiredLiterals(tree)
+		_, _ = starts(tree)
+		m := re.FindStringIndex(text)
+		if m == nil || hasFoldRune(text) {
+			return
+		}
+		match := text[m[0]:m[1]]
+		for _, lit := range need {
+			if !strings.Contains(asciiLower(match), lit) {
+				t.Fatalf("%q matches %q without its required literal %q", pattern, match, lit)
+			}
+		}
+		if pre != nil && !pre.MatchString(match) {
+			t.Fatalf("precheck %v misses the match %q of %q", pre, match, pattern)
+		}
+		if at == nil {
+			return
+		}
+		if !anchored {
+			t.Fatalf("%q: an anchored precheck without anchors", pattern)
+		}
+		lower := asciiLower(text)
+		for _, an := range a.anchors {
+			for i := m[0]; i < m[1]; i++ {
+				if strings.HasPrefix(lower[i:], an) && at.MatchString(text[i:]) {
+					return
+				}
+			}
+		}
+		t.Fatalf("anchored precheck %v matches at no anchor %q inside the match %q of %q", at, a.anchors, match, pattern)
+	})
+}
