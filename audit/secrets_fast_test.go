@@ -414,41 +414,15 @@ func TestFastDetectMatchesStockOnGeneratedText(t *testing.T) {
 	}
 }
 
-// fastAndSlowScanners are two default scanners, the second without the
-// fast path (gitleaks' detector alone).
-func fastAndSlowScanners(t *testing.T) (fast, slow *Scanner) {
-	t.Helper()
-	fast, err := NewScanner(ScannerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow, err = NewScanner(ScannerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow.fast = nil
-	return fast, slow
-}
-
 // TestScannerFastPathSameResults compares whole Scanner results (spans,
 // assignment rules, ignore handling) with and without the fast path.
 func TestScannerFastPathSameResults(t *testing.T) {
-	s, slow := fastAndSlowScanners(t)
+	s, slow := defaultAndStock(t)
 	for i, file := range realFiles(t) {
 		if i%(4*sample(5)) != 0 {
 			continue // a sample: TestFastDetectMatchesStockOnRealFiles compares every file
 		}
-		got, err := s.Scan(context.Background(), file.path, []byte(file.text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := slow.Scan(context.Background(), file.path, []byte(file.text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("%s: scan differs with the fast path\n got: %v\nwant: %v", file.path, got, want)
-		}
+		sameScan(t, s, slow, file.path, file.text)
 	}
 }
 

@@ -361,7 +361,7 @@ func TestFastDetectRuleMatches(t *testing.T) {
 // TestScannerFastPathAdversarial compares whole Scanner results with and
 // without the fast path on the adversarial texts.
 func TestScannerFastPathAdversarial(t *testing.T) {
-	s, slow := fastAndSlowScanners(t)
+	s, slow := defaultAndStock(t)
 	fake := secrettest.Make(31)
 	r := rand.New(rand.NewPCG(8, 9))
 	pieces := advPieces(r, fake, secrettest.NewGen(10))
@@ -371,17 +371,7 @@ func TestScannerFastPathAdversarial(t *testing.T) {
 		cs = append(cs, advCase{fmt.Sprint("random ", i), "a.env", advText(r, pieces)})
 	}
 	for _, c := range cs {
-		got, err := s.Scan(context.Background(), c.path, []byte(c.text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := slow.Scan(context.Background(), c.path, []byte(c.text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("%s: scan differs with the fast path\ntext: %q\n got: %v\nwant: %v", c.name, c.text, got, want)
-		}
+		t.Run(c.name, func(t *testing.T) { sameScan(t, s, slow, c.path, c.text) })
 	}
 }
 

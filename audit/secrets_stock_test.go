@@ -104,7 +104,7 @@ func sameScan(t *testing.T, def, stock *Scanner, path, text string) []pack.Findi
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("%s: scan differs from gitleaks' detector\n got: %v\nwant: %v", path, got, want)
+		t.Fatalf("%s: scan differs from gitleaks' detector\ntext: %.300q\n got: %v\nwant: %v", path, text, got, want)
 	}
 	return want
 }

@@ -98,7 +98,24 @@ func TestSplitO200kEveryRune(t *testing.T) {
 }
 
 func TestSplitO200kOnRealFiles(t *testing.T) {
-	n, seen := 0, 0
+	n := 0
+	for _, text := range repositoryTexts(t, 4) {
+		if utf8.ValidString(text) && !checkSplit(t, text) {
+			break
+		}
+		n++
+	}
+	if n < 50 {
+		t.Fatalf("only %d files checked", n)
+	}
+}
+
+// repositoryTexts are the texts of this repository's .go, .md and .json
+// files: all of them, or one in every `every` under -race.
+func repositoryTexts(t *testing.T, every int) []string {
+	t.Helper()
+	var out []string
+	seen := 0
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && p != "..") {
 			if d != nil && d.IsDir() && p != ".." {
@@ -109,25 +126,20 @@ func TestSplitO200kOnRealFiles(t *testing.T) {
 		if d.IsDir() || !(strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
 			return nil
 		}
-		if seen++; raceEnabled && seen%4 != 0 {
+		if seen++; raceEnabled && seen%every != 0 {
 			return nil
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		if utf8.Valid(data) && !checkSplit(t, string(data)) {
-			return fs.SkipAll
-		}
-		n++
+		out = append(out, string(data))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 50 {
-		t.Fatalf("only %d files checked", n)
-	}
+	return out
 }
 
 // TestCountTokensMatchesTokenizer compares the count with the tokenizer's
@@ -247,30 +259,7 @@ func TestPieceCountsKept(t *testing.T) {
 // real text: this repository's files and texts built to stress escaping.
 func TestCountPiecesAtMostTokens(t *testing.T) {
 	texts := []string{"a\nb", "x\n\n\ty", "\"quoted\"\\path\\\t", "line\r\nnext", "\x00\x01bin", "ünïcödé\n\"ß\"", strings.Repeat("} \n", 40)}
-	seen := 0
-	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && p != "..") {
-			if d != nil && d.IsDir() && p != ".." {
-				return fs.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() || !(strings.HasSuffix(p, ".go") || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
-			return nil
-		}
-		if seen++; raceEnabled && seen%4 != 0 {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		texts = append(texts, string(data))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	texts = append(texts, repositoryTexts(t, 4)...)
 	for _, s := range texts {
 		data, err := Marshal(s)
 		if err != nil {
