@@ -569,8 +569,8 @@ func TestAnchoredPrechecks(t *testing.T) {
 		t.Errorf("an anchored precheck for a pattern whose matches begin before its anchor: %v", at)
 	}
 	pre, at := prechecksOf(`\b(?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24}))(?:\s|$)`, []string{"hvs.", "s."})
-	if pre == nil || at == nil {
-		t.Fatalf("vault-like pattern: prechecks %v, %v", pre, at)
+	if at == nil || pre != nil {
+		t.Fatalf("vault-like pattern: prechecks %v, %v; want the anchored one alone", pre, at)
 	}
 	// At an anchor the token follows; a line of code with "s." has none.
 	text := "x := os.Getenv(\"A\")\ntoken: s." + strings.Repeat("a1", 12) + "\n"
@@ -646,6 +646,11 @@ func FuzzRuleAnalysis(f *testing.F) {
 		}
 		if pre != nil && !pre.MatchString(match) {
 			t.Fatalf("precheck %v misses the match %q of %q", pre, match, pattern)
+		}
+		if p := precheckOf(pattern); p != "" {
+			if full, err := regexp.Compile(p); err == nil && !full.MatchString(match) {
+				t.Fatalf("precheck %v misses the match %q of %q", full, match, pattern)
+			}
 		}
 		if at == nil {
 			return

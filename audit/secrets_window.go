@@ -78,9 +78,10 @@ type windowedRule struct {
 	// prechecks are built on the rule's first window (none for a pattern
 	// costly to print, see foldWork: its precheck would cost more to
 	// derive, ~25 ms for curl-auth-user, than a run saves with it). pre
-	// matches wherever re does, and is cheaper (precheckOf); nil: none.
-	// at is pre anchored at the start of the text, when every match of pre
-	// begins with one of the rule's anchors (starts); nil otherwise.
+	// matches wherever re does, and is cheaper (precheckOf); at is the same
+	// pattern anchored at the start of the text, built instead of pre when
+	// every match of it begins with one of the rule's anchors (starts). Both
+	// nil: none.
 	prechecks func() (pre, at *regexp.Regexp)
 	anchored  bool // else its window is the whole text
 	// needs are literals every match contains (requiredLiterals), for a
@@ -393,28 +394,34 @@ func prechecksOf(pattern string, anchors []string) (pre, at *regexp.Regexp) {
 	if p == "" {
 		return nil, nil
 	}
-	pre, err := regexp.Compile(p)
-	if err != nil {
-		return nil, nil
+	if beginsWithAnchor(p, anchors) {
+		if at, err := regexp.Compile(`\A(?:` + p + `)`); err == nil {
+			return nil, at // matches screens with at alone
+		}
 	}
-	tree, err := syntax.Parse(p, syntax.Perl)
-	if err != nil {
+	if pre, err := regexp.Compile(p); err == nil {
 		return pre, nil
+	}
+	return nil, nil
+}
+
+// beginsWithAnchor reports whether every match of the pattern p begins
+// with one of anchors (starts).
+func beginsWithAnchor(p string, anchors []string) bool {
+	tree, err := syntax.Parse(p, syntax.Perl)
+	if err != nil || len(anchors) == 0 {
+		return false
 	}
 	begins, ok := starts(tree)
-	if !ok || len(anchors) == 0 {
-		return pre, nil
+	if !ok {
+		return false
 	}
 	for _, b := range begins {
 		if !slices.ContainsFunc(anchors, func(a string) bool { return a != "" && strings.HasPrefix(b, a) }) {
-			return pre, nil
+			return false
 		}
 	}
-	at, err = regexp.Compile(`\A(?:` + p + `)`)
-	if err != nil {
-		return pre, nil
-	}
-	return pre, at
+	return true
 }
 
 // costlyFoldWork: a pattern whose classes hold more foldable runes than
