@@ -241,8 +241,11 @@ func (a *allocation) refill(ctx context.Context, tokens, chars int) error {
 // that only its redaction (a private key block, say) would make fit is
 // not sent.
 
-// readyBatch is how many files ready scans at once, on all cores.
+// readyBatch is how many files ready scans at once, on all cores, picked
+// among the next readyLookahead units.
 var readyBatch = 4 * runtime.NumCPU()
+
+const readyLookahead = 256
 
 // ready prepares unit i, scanning its file first when it is lazy, and
 // reports whether it may fit in tokensLeft: a lazy unit whose estimate
@@ -269,9 +272,11 @@ func (a *allocation) ready(ctx context.Context, i, tokensLeft int) (bool, error)
 	if !mayFit(u) {
 		return false, nil
 	}
-	// The next ones the tokens left may hold too, estimates summed.
+	// The next ones the tokens left may hold too, estimates summed, among
+	// the next readyLookahead units (so that a fill over many units that
+	// do not fit stays linear).
 	batch, sum := []*unit{u}, a.estimate[u]
-	for _, v := range a.units[i+1:] {
+	for _, v := range a.units[i+1 : min(len(a.units), i+1+readyLookahead)] {
 		if len(batch) == readyBatch {
 			break
 		}
