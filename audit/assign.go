@@ -10,8 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
-
 	"github.com/ctxpack/ctxpack/pack"
 )
 
@@ -286,28 +284,25 @@ var credentialWords = []string{"kennwort", "wachtwoord", "losenord", "salasana",
 // (none holds '\n'): a line without one, and without a non-ASCII byte,
 // cannot pass it. Forty substring searches per line were a sixth of a
 // large tree's scan.
-var credentialNeedles = sync.OnceValue(func() *ahocorasick.Trie {
+var credentialNeedles = sync.OnceValue(func() *literals {
 	needles := []string{"pass", "pwd", "secret", "token", "auth", "@", "key"}
 	needles = append(needles, credentialWords...)
 	needles = append(needles, cmdTriggers...)
-	return ahocorasick.NewTrieBuilder().AddStrings(needles).Build()
+	return newLiterals(needles)
 })
 
 // credentialLines marks (1-based, by li) the lines of text that
 // lineMayHaveCredential could accept.
 func credentialLines(text string, li *lineIndex) []bool {
 	marks := make([]bool, li.lines()+2)
-	lower := appendLowerASCII(make([]byte, 0, len(text)), text)
-	// Hits come by their last byte, in order, and no needle holds a '\n':
-	// a cursor over the newlines finds each hit's line without a search,
-	// and walking (not Match) allocates nothing per hit.
+	// Hits come in order, and no needle holds a '\n': a cursor over the
+	// newlines finds each hit's line without a search.
 	k := 0
-	credentialNeedles().Walk(lower, func(end, _, _ int64) bool {
-		for k < len(li.nl) && li.nl[k] < int(end) {
+	credentialNeedles().scan(asciiLower(text), nil, func(_, at int) {
+		for k < len(li.nl) && li.nl[k] < at {
 			k++
 		}
 		marks[k+1] = true
-		return true
 	})
 	for l := 1; l <= li.lines(); l++ {
 		if !marks[l] && !isASCII(text[min(li.start(l), len(text)):li.end(l)]) {
