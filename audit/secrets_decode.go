@@ -61,12 +61,13 @@ const (
 func decodeOnce(text string) (decoded string, ranges [][2]int) {
 	type match struct{ kind, start, end int }
 	var all []match
-	for _, m := range (nativeEncodings{}).FindAllStringSubmatchIndex(text, -1) {
-		for i, k := 2, 0; i+1 < len(m); i, k = i+2, k+1 {
-			if m[i] > -1 {
-				all = append(all, match{k, m[i], m[i+1]})
-			}
+	for p := 0; p < len(text); {
+		s, e, kind := nextEncoding(text, p)
+		if s < 0 {
+			break
 		}
+		all = append(all, match{kind, s, e})
+		p = e
 	}
 	// codec.findEncodingMatches: a match touching or overlapping a
 	// neighbour of higher precedence waits for the next pass.
@@ -82,17 +83,7 @@ func decodeOnce(text string) (decoded string, ranges [][2]int) {
 				continue
 			}
 		}
-		var v string
-		switch m.kind {
-		case encUnicode:
-			v = decodeUnicodeLike(text[m.start:m.end])
-		case encPercent:
-			v = decodePercentLike(text[m.start:m.end])
-		case encHex:
-			v = decodeHexLike(text[m.start:m.end])
-		case encBase64:
-			v = decodeBase64Like(text[m.start:m.end])
-		}
+		v := decodeSegment(m.kind, text[m.start:m.end])
 		if v == "" {
 			continue
 		}
@@ -106,6 +97,22 @@ func decodeOnce(text string) (decoded string, ranges [][2]int) {
 	}
 	b.WriteString(text[last:])
 	return b.String(), ranges
+}
+
+// decodeSegment is the value of an encoded segment of the kind
+// nextEncoding found, "" when gitleaks' decoder keeps none.
+func decodeSegment(kind int, seg string) string {
+	switch kind {
+	case encUnicode:
+		return decodeUnicodeLike(seg)
+	case encPercent:
+		return decodePercentLike(seg)
+	case encHex:
+		return decodeHexLike(seg)
+	case encBase64:
+		return decodeBase64Like(seg)
+	}
+	return ""
 }
 
 // touchesAny reports whether [start, end] touches or overlaps one of the

@@ -200,52 +200,14 @@ func mayDecode(text string) bool {
 	if mayHoldUnicodeEscape(text) {
 		return true
 	}
-	n := len(text)
-	for p := 0; p < n; {
-		// The leftmost start at or after p: a '%' with two hex digits, or
-		// a position with 16 class bytes ahead (hex needs 32, so it starts
-		// where base64 can).
-		s, percent := -1, false
-		for i := p; i < n; i++ {
-			c := text[i]
-			if c == '%' && i+2 < n && isHexDigit(text[i+1]) && isHexDigit(text[i+2]) {
-				s, percent = i, true
-				break
-			}
-			if isB64Class(c) {
-				r := classRun(text, i)
-				if r >= 16 {
-					s = i
-					break
-				}
-				i += r - 1
-			}
-		}
+	// Without a possible unicode escape, nextEncoding finds only percent,
+	// hex and base64 segments.
+	for p := 0; p < len(text); {
+		s, e, kind := nextEncoding(text, p)
 		if s < 0 {
 			return false
 		}
-		var e int
-		var decoded string
-		switch {
-		case percent:
-			e = s + 3
-			for t := s + 3; t+2 < n && text[t] != '\n'; t++ {
-				if text[t] == '%' && isHexDigit(text[t+1]) && isHexDigit(text[t+2]) {
-					e = t + 3
-				}
-			}
-			decoded = decodePercentLike(text[s:e])
-		case hexRun(text, s) >= 32:
-			e = s + hexRun(text, s)
-			decoded = decodeHexLike(text[s:e])
-		default:
-			e = s + classRun(text, s)
-			for k := 0; k < 2 && e < n && text[e] == '='; k++ {
-				e++
-			}
-			decoded = decodeBase64Like(text[s:e])
-		}
-		if decoded != "" {
+		if decodeSegment(kind, text[s:e]) != "" {
 			return true
 		}
 		p = e
