@@ -292,13 +292,15 @@ var credentialNeedles = sync.OnceValue(func() *literals {
 })
 
 // credentialLines marks (1-based, by li) the lines of text that
-// lineMayHaveCredential could accept.
-func credentialLines(text string, li *lineIndex) []bool {
-	marks := make([]bool, li.lines()+2)
+// lineMayHaveCredential could accept, and returns the ASCII-lowercased
+// text it searched.
+func credentialLines(text string, li *lineIndex) (marks []bool, lower string) {
+	marks = make([]bool, li.lines()+2)
+	lower = asciiLower(text)
 	// Hits come in order, and no needle holds a '\n': a cursor over the
 	// newlines finds each hit's line without a search.
 	k := 0
-	credentialNeedles().scan(asciiLower(text), nil, func(_, at int) {
+	credentialNeedles().scan(lower, nil, func(_, at int) {
 		for k < len(li.nl) && li.nl[k] < at {
 			k++
 		}
@@ -309,7 +311,7 @@ func credentialLines(text string, li *lineIndex) []bool {
 			marks[l] = true
 		}
 	}
-	return marks
+	return marks, lower
 }
 
 // lineMayHaveCredential is a cheap prefilter: a credential word, a URL
@@ -380,8 +382,7 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 	syn := syntaxOf(filePath)
 	var out []assignment
 	n := li.lines()
-	var lowerBuf []byte
-	candidate := credentialLines(text, li)
+	candidate, lowerText := credentialLines(text, li)
 	for l := 1; l <= n; l++ {
 		ls, le := li.start(l), li.end(l)
 		if ls >= len(text) {
@@ -391,8 +392,7 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 		if len(line) < 5 || !candidate[l] {
 			continue
 		}
-		lowerBuf = appendLowerASCII(lowerBuf[:0], line)
-		lower := string(lowerBuf)
+		lower := lowerText[ls : ls+len(line)]
 		if !lineMayHaveCredential(lower, line) || strings.Contains(line, "gitleaks:allow") {
 			continue
 		}

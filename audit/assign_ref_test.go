@@ -15,7 +15,7 @@ func findAssignmentsRef(filePath, text string, li *lineIndex) []assignment {
 	var out []assignment
 	n := li.lines()
 	var lowerBuf []byte
-	candidate := credentialLines(text, li)
+	candidate, _ := credentialLines(text, li)
 	for l := 1; l <= n; l++ {
 		ls, le := li.start(l), li.end(l)
 		if ls >= len(text) {

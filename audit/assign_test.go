@@ -226,7 +226,7 @@ func TestCredentialLinesCoverPrefilter(t *testing.T) {
 func checkCredentialLines(t *testing.T, text string) int {
 	t.Helper()
 	li := newLineIndex(text)
-	marks := credentialLines(text, li)
+	marks, _ := credentialLines(text, li)
 	n := 0
 	for l := 1; l <= li.lines(); l++ {
 		line := strings.TrimSuffix(text[min(li.start(l), len(text)):li.end(l)], "\r")
