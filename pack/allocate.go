@@ -44,6 +44,7 @@ func (a *allocation) run(ctx context.Context) error {
 		}
 	}
 	a.budget = b.pol.TokenBudget(diffTokens)
+	a.p.Budget.MaxTokens = a.budget
 	a.chars = b.pol.TierLimit()
 	how := fmt.Sprintf("sized to the change: 4,000 + 2 × its %s diff tokens, within %s–%s", th(diffTokens), th(policy.MinAutoTokens), th(policy.MaxAutoTokens))
 	if b.pol.Limits.MaxTokens > 0 {
@@ -508,7 +509,6 @@ func (a *allocation) assemble() {
 			count(st.files, "file", "files"), plural(st.files, "is", "are"), count(st.entries, "entry", "entries"))
 	}
 	p.Metadata.SelectionReason = b.selection.Reason
-	p.Budget.MaxTokens = a.budget
 	p.Budget.Cut = cut
 	if cutCount > len(cut) {
 		p.Budget.Cut = append(p.Budget.Cut, fmt.Sprintf("… and %s more", th(cutCount-len(cut))))

@@ -344,6 +344,7 @@ func (b *builder) fillIndex(p *Pack, contentBytes int64, truncatedFiles, dropped
 		ToolVersion:        b.opts.ToolVersion,
 	}
 	p.Budget = Budget{
+		MaxTokens:       p.Budget.MaxTokens, // the builder's to set, once
 		MaxChars:        b.pol.TierLimit(),
 		MaxContentBytes: b.pol.Limits.MaxContentBytes,
 		ContentBytes:    contentBytes,
@@ -394,8 +395,8 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 	if lim.chars == 0 && lim.tokens == 0 {
 		return nil
 	}
+	p.Budget.MaxTokens = lim.tokens
 	for {
-		p.Budget.MaxTokens = lim.tokens
 		data, err := Finalize(p)
 		if err != nil {
 			return err
@@ -492,7 +493,6 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		}
 		e.row.Reason, e.row.Detail = "", ""
 		b.fill(p, ordered)
-		p.Budget.MaxTokens = lim.tokens
 		data, err := Finalize(p)
 		if err != nil {
 			return err
@@ -508,7 +508,6 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		e.row.Reason, e.row.Detail, e.row.Included = ReasonSizeLimit, lim.dropped, false
 		b.fill(p, ordered)
 	}
-	p.Budget.MaxTokens = lim.tokens
 	_, err := Finalize(p)
 	return err
 }
