@@ -43,9 +43,15 @@ func defaultFast(t testing.TB) (*fastDetect, *detect.Detector) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fastAndStock(t, cfg)
+}
+
+// fastAndStock are the fast path and gitleaks' own detector over cfg.
+func fastAndStock(t testing.TB, cfg config.Config) (*fastDetect, *detect.Detector) {
+	t.Helper()
 	f := newFastDetect(cfg, fastGitleaksVersion)
 	if f == nil {
-		t.Fatal("the fast path does not apply to gitleaks' default config")
+		t.Fatal("the fast path does not apply to the config")
 	}
 	stock := detect.NewDetector(cfg)
 	stock.MaxDecodeDepth = DecodeDepth

@@ -453,12 +453,7 @@ func TestFastDetectCustomRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFastDetect(cfg, fastGitleaksVersion)
-	if f == nil {
-		t.Fatal("no fast path")
-	}
-	stock := detect.NewDetector(cfg)
-	stock.MaxDecodeDepth = DecodeDepth
+	f, stock := fastAndStock(t, cfg)
 	iterations := 1500
 	if n, err := strconv.Atoi(os.Getenv("CTXPACK_ADV_ITERATIONS")); err == nil {
 		iterations = n
