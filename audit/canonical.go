@@ -6,15 +6,16 @@ import (
 	"github.com/ctxpack/ctxpack/pack"
 )
 
-// sameAsMarshal reports whether pack.Marshal(p) would give exactly data,
+// canonicalDigest reports whether pack.Marshal(p) would give exactly data,
 // comparing as it serializes rather than keeping a second copy of a pack
-// that can be tens of MB.
-func sameAsMarshal(p *pack.Pack, data []byte) (bool, error) {
+// that can be tens of MB, and returns pack.ContentDigest(p), taken from the
+// same serialization.
+func canonicalDigest(p *pack.Pack, data []byte) (same bool, digest [32]byte, err error) {
 	w := &compareWriter{want: data, same: true}
-	if err := pack.Encode(w, p); err != nil {
-		return false, err
+	if digest, err = pack.EncodeDigest(w, p); err != nil {
+		return false, digest, err
 	}
-	return w.same && w.off == len(data), nil
+	return w.same && w.off == len(data), digest, nil
 }
 
 // compareWriter compares what is written with want.

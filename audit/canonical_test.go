@@ -17,12 +17,16 @@ func TestCanonicalStreamsMatchPack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := sameAsMarshal(p, data); err != nil || !ok {
-		t.Fatalf("sameAsMarshal = %v, %v on pack.Marshal's own bytes", ok, err)
+	want, err := pack.ContentDigest(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, digest, err := canonicalDigest(p, data); err != nil || !ok || digest != want {
+		t.Fatalf("canonicalDigest = %v, %x, %v on pack.Marshal's own bytes; want the digest %x", ok, digest, err, want)
 	}
 	for _, other := range [][]byte{data[:len(data)-1], append(append([]byte{}, data...), ' '), []byte(strings.Replace(string(data), "x", "z", 1)), nil} {
-		if ok, _ := sameAsMarshal(p, other); ok {
-			t.Fatalf("sameAsMarshal accepts %q", other)
+		if ok, digest, _ := canonicalDigest(p, other); ok || digest != want {
+			t.Fatalf("canonicalDigest accepts %q, or its digest %x is not the pack's", other, digest)
 		}
 	}
 }

@@ -89,7 +89,7 @@ func (a *auditor) failOn(cond string, c Check) {
 
 func (a *auditor) integrity() {
 	p := a.p
-	canonical, err := sameAsMarshal(p, a.data)
+	canonical, digest, err := canonicalDigest(p, a.data)
 	if err != nil {
 		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "re-serialize the pack: " + err.Error()})
 		return
@@ -97,11 +97,6 @@ func (a *auditor) integrity() {
 	if !canonical {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: "the pack bytes are not in canonical form: it was edited or re-serialized after it was built"})
-	}
-	digest, err := pack.ContentDigest(p)
-	if err != nil {
-		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "digest the pack: " + err.Error()})
-		return
 	}
 	if want := pack.ID(digest); p.PackID != want {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodePackIDMismatch,

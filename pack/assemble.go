@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -597,24 +599,71 @@ var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
 // ContentDigest is the sha256 of the pack serialized with pack_id and
 // used_chars cleared: what the pack id is derived from.
 func ContentDigest(p *Pack) ([32]byte, error) {
-	sum, _, err := contentDigest(p)
-	return sum, err
+	return EncodeDigest(io.Discard, p)
 }
 
-// contentDigest is ContentDigest, and the characters of the serialization
-// it hashes.
-func contentDigest(p *Pack) ([32]byte, int, error) {
+// Top-level fields of Pack that the content digest serializes otherwise.
+var (
+	packIDField = fieldIndex("PackID")
+	budgetField = fieldIndex("Budget")
+)
+
+func fieldIndex(name string) int {
+	f, ok := reflect.TypeFor[Pack]().FieldByName(name)
+	if !ok || len(f.Index) != 1 {
+		panic("pack: Pack has no field " + name)
+	}
+	return f.Index[0]
+}
+
+// EncodeDigest writes Encode(p) to w and returns ContentDigest(p), from one
+// serialization of p: every field but pack_id and budget is the same in
+// both, so it is serialized once and written to w and the digest alike.
+// The audit compares the canonical form of the pack it decoded with the
+// bytes it was given and derives the pack id in the same pass.
+func EncodeDigest(w io.Writer, p *Pack) ([32]byte, error) {
 	c := *p
-	c.PackID = ""
-	c.Budget.UsedChars = 0
+	c.PackID, c.Budget.UsedChars = "", 0
 	h := sha256.New()
-	var rc runeCounter
-	if err := Encode(io.MultiWriter(h, &rc), &c); err != nil {
-		return [32]byte{}, 0, err
+	both := io.MultiWriter(w, h)
+	s := newStreamer(both)
+	pv, cv := reflect.ValueOf(p).Elem(), reflect.ValueOf(&c).Elem()
+	sepP, sepC := "{", "{"
+	var err error
+	for i := range pv.NumField() {
+		if i == packIDField || i == budgetField || sepP != sepC {
+			s.w = w
+			if err = s.field(pv, i, &sepP); err != nil {
+				break
+			}
+			s.w = h
+			if err = s.field(cv, i, &sepC); err != nil {
+				break
+			}
+			continue
+		}
+		s.w = both
+		if err = s.field(pv, i, &sepP); err != nil {
+			break
+		}
+		sepC = sepP
+	}
+	if err == nil {
+		s.w = w
+		if err = s.close(sepP); err == nil {
+			s.w = h
+			err = s.close(sepC)
+		}
+	}
+	if err == nil {
+		_, err = io.WriteString(both, "\n")
+	}
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("serialize: %w", err)
 	}
 	var sum [32]byte
 	h.Sum(sum[:0])
-	return sum, rc.n, nil
+	return sum, nil
 }
 
 // ID derives the pack id from a content digest: pk_ and 8 characters of
@@ -626,8 +675,10 @@ func ID(digest [32]byte) string {
 // Finalize fills the token estimate, the pack id and used_chars, and returns
 // the canonical bytes. used_chars counts the characters of those very bytes.
 // A large pack is tens of MB: it is kept in full once (the result); the
-// draft the tokens are counted on, the digest and the character count are
-// taken as the serialization streams by.
+// draft the tokens are counted on is taken as the serialization streams by.
+// With pack_id empty and used_chars 0 the pack serializes to what its
+// content digest hashes: those bytes are written once, hashed and counted as
+// they go, and the two fields are then set in place.
 func Finalize(p *Pack) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
 	tc, err := newTokenCounter()
@@ -643,25 +694,60 @@ func Finalize(p *Pack) ([]byte, error) {
 		return nil, err
 	}
 	p.Budget.EstimatedTokens = tokens
-	digest, chars, err := contentDigest(p)
-	if err != nil {
-		return nil, err
+	buf := bytes.NewBuffer(make([]byte, 0, tc.size+64))
+	h := sha256.New()
+	var rc runeCounter
+	s := newStreamer(io.MultiWriter(buf, h, &rc))
+	rv := reflect.ValueOf(p).Elem()
+	sep := "{"
+	var idSpan, budgetSpan [2]int
+	for i := range rv.NumField() {
+		start := buf.Len()
+		if err := s.field(rv, i, &sep); err != nil {
+			return nil, fmt.Errorf("serialize: %w", err)
+		}
+		switch i {
+		case packIDField:
+			idSpan = [2]int{start, buf.Len()}
+		case budgetField:
+			budgetSpan = [2]int{start, buf.Len()}
+		}
 	}
+	if err := s.close(sep); err != nil {
+		return nil, fmt.Errorf("serialize: %w", err)
+	}
+	if err := s.write("\n"); err != nil {
+		return nil, fmt.Errorf("serialize: %w", err)
+	}
+	if idSpan[0] == idSpan[1] || budgetSpan[0] <= idSpan[1] {
+		return nil, fmt.Errorf("serialize: pack_id and budget are not where Finalize sets them")
+	}
+	var digest [32]byte
+	h.Sum(digest[:0])
 	p.PackID = ID(digest)
 	// used_chars is part of what it counts: with it at 0 (one digit) and
 	// the pack id in place (ASCII, in place of "") the pack has base
 	// characters, so the count n solves n = base-1+digits(n).
-	base := chars + len(p.PackID)
+	base := rc.n + len(p.PackID)
 	n := base
 	for i := 0; i < 4 && n != base-1+len(strconv.Itoa(n)); i++ {
 		n = base - 1 + len(strconv.Itoa(n))
 	}
 	p.Budget.UsedChars = n
-	buf := bytes.NewBuffer(make([]byte, 0, tc.size+64))
-	if err := Encode(buf, p); err != nil {
-		return nil, err
-	}
+	// The later field first: the earlier one's offsets stay right.
 	data := buf.Bytes()
+	for _, f := range []struct {
+		i    int
+		span [2]int
+	}{{budgetField, budgetSpan}, {packIDField, idSpan}} {
+		var seg bytes.Buffer
+		fs := newStreamer(&seg)
+		fsep := string(data[f.span[0]])
+		if err := fs.field(rv, f.i, &fsep); err != nil {
+			return nil, fmt.Errorf("serialize: %w", err)
+		}
+		data = slices.Replace(data, f.span[0], f.span[1], seg.Bytes()...)
+	}
 	if RuneCount(data) != n {
 		return nil, fmt.Errorf("serialize: used_chars did not settle")
 	}

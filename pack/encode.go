@@ -93,42 +93,50 @@ func (s *streamer) write(str string) error {
 }
 
 func (s *streamer) structValue(rv reflect.Value) error {
-	t := rv.Type()
 	sep := "{"
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" && opts == "" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		fv := rv.Field(i)
-		o := "," + opts + ","
-		if strings.Contains(o, ",omitempty,") && isEmptyValue(fv) || strings.Contains(o, ",omitzero,") && isZero(fv) {
-			continue
-		}
-		key, err := json.Marshal(name)
-		if err != nil {
-			return err
-		}
-		if err := s.write(sep + string(key) + ":"); err != nil {
-			return err
-		}
-		sep = ","
-		if fv.Kind() == reflect.Slice && !fv.IsNil() && fv.Type().Elem().Kind() != reflect.Uint8 {
-			err = s.slice(fv)
-		} else {
-			err = s.whole(addressed(fv))
-		}
-		if err != nil {
+	for i := range rv.NumField() {
+		if err := s.field(rv, i, &sep); err != nil {
 			return err
 		}
 	}
+	return s.close(sep)
+}
+
+// field writes field i of the struct rv, unless encoding/json would leave
+// it out, after *sep, which it then sets to ",".
+func (s *streamer) field(rv reflect.Value, i int, sep *string) error {
+	f := rv.Type().Field(i)
+	if !f.IsExported() {
+		return nil
+	}
+	name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" && opts == "" {
+		return nil
+	}
+	if name == "" {
+		name = f.Name
+	}
+	fv := rv.Field(i)
+	o := "," + opts + ","
+	if strings.Contains(o, ",omitempty,") && isEmptyValue(fv) || strings.Contains(o, ",omitzero,") && isZero(fv) {
+		return nil
+	}
+	key, err := json.Marshal(name)
+	if err != nil {
+		return err
+	}
+	if err := s.write(*sep + string(key) + ":"); err != nil {
+		return err
+	}
+	*sep = ","
+	if fv.Kind() == reflect.Slice && !fv.IsNil() && fv.Type().Elem().Kind() != reflect.Uint8 {
+		return s.slice(fv)
+	}
+	return s.whole(addressed(fv))
+}
+
+// close ends a struct whose last separator was sep.
+func (s *streamer) close(sep string) error {
 	if sep == "{" {
 		return s.write("{}")
 	}

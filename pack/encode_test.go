@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -84,5 +85,46 @@ func TestEncodeMatchesJSON(t *testing.T) {
 	}
 	if !strings.Contains(string(referenceJSON(t, values["pointer marshalers"])), "ptr:b") {
 		t.Fatal("the reference does not call the pointer method: the case tests nothing")
+	}
+}
+
+// TestEncodeDigest: one serialization gives both Marshal's bytes and the
+// digest of the pack with pack_id and used_chars cleared, serialized on its
+// own.
+func TestEncodeDigest(t *testing.T) {
+	packs := map[string]*Pack{
+		"empty":   {},
+		"summary": {Type: "summary", PackID: "pk_abcdefgh", RepoSummary: &RepoSummary{Description: "d"}, Budget: Budget{UsedChars: 987, EstimatedTokens: 5, Cut: []string{"x"}}},
+		"full": {SchemaVersion: 1, PackID: "pk_zzzzzzzz", Type: "full", Budget: Budget{UsedChars: 12},
+			Contents: []Item{{ID: "a:1:1", Path: "a", Content: "x\u2028<&>\xff\n", Redactions: []Redaction{}}}},
+	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	for _, g := range goldens {
+		data, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatal(err)
+		}
+		packs[g] = &p
+	}
+	for name, p := range packs {
+		t.Run(name, func(t *testing.T) {
+			var got bytes.Buffer
+			digest, err := EncodeDigest(&got, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := referenceJSON(t, p); !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("written:\n got  %s\n want %s", got.Bytes(), want)
+			}
+			c := *p
+			c.PackID, c.Budget.UsedChars = "", 0
+			if want := sha256.Sum256(referenceJSON(t, &c)); digest != want {
+				t.Errorf("digest %x, want %x", digest, want)
+			}
+		})
 	}
 }
