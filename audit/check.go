@@ -43,10 +43,6 @@ func PackDecoded(ctx context.Context, data []byte, in Input) (*Verdict, *pack.Pa
 		return nil, nil, fmt.Errorf("audit: a policy and a secret scanner are required")
 	}
 	v := NewVerdict()
-	// The schema's generic document and the typed pack each hold a copy of
-	// every string of the pack: the first is let go before the second is
-	// decoded, so a large pack's contents are never held twice here.
-	schemaErr := schema.ValidatePack(data)
 	var p pack.Pack
 	if err := json.Unmarshal(data, &p); err != nil {
 		// One failure: the schema check of bytes that are not a JSON
@@ -54,11 +50,9 @@ func PackDecoded(ctx context.Context, data []byte, in Input) (*Verdict, *pack.Pa
 		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack is not a JSON pack document: " + err.Error()})
 		return v, nil, nil
 	}
-	if schemaErr != nil {
-		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + schemaErr.Error()})
-	}
 	a := &auditor{in: in, v: v, p: &p, data: data}
 	a.integrity()
+	a.schema()
 	a.secrets(ctx)
 	a.originals()
 	a.paths(ctx)
@@ -76,6 +70,9 @@ type auditor struct {
 	v    *Verdict
 	p    *pack.Pack
 	data []byte
+	// canonical is set by integrity when data is exactly the canonical
+	// serialization of p.
+	canonical bool
 }
 
 // failOn fails the check when the policy fails on cond, else warns.
@@ -94,6 +91,7 @@ func (a *auditor) integrity() {
 		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "re-serialize the pack: " + err.Error()})
 		return
 	}
+	a.canonical = canonical
 	if !canonical {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: "the pack bytes are not in canonical form: it was edited or re-serialized after it was built"})
@@ -115,6 +113,30 @@ func (a *auditor) integrity() {
 				Message: fmt.Sprintf("%s: content sha256 %s does not match the recorded %s", it.ID, got, it.SHA256),
 				Details: map[string]any{"path": it.Path, "id": it.ID}})
 		}
+	}
+}
+
+// schema validates the JSON document the pack bytes hold against the pack
+// schema. Bytes that are exactly the canonical serialization of the pack
+// decoded from them hold the document pack.Document derives from that
+// pack, strings shared: a large pack is not decoded a second time, into a
+// second copy of its contents. Any other bytes (or a pack Document does not
+// cover) are decoded again for the check.
+func (a *auditor) schema() {
+	var doc any
+	if a.canonical {
+		if d, err := pack.Document(a.p); err == nil {
+			doc = d
+		}
+	}
+	var err error
+	if doc != nil {
+		err = schema.ValidatePackDocument(doc)
+	} else {
+		err = schema.ValidatePack(a.data)
+	}
+	if err != nil {
+		a.v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + err.Error()})
 	}
 }
 

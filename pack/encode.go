@@ -2,11 +2,14 @@ package pack
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // Encode writes the canonical serialization of v (see Marshal) to w: for a
@@ -105,20 +108,8 @@ func (s *streamer) structValue(rv reflect.Value) error {
 // field writes field i of the struct rv, unless encoding/json would leave
 // it out, after *sep, which it then sets to ",".
 func (s *streamer) field(rv reflect.Value, i int, sep *string) error {
-	f := rv.Type().Field(i)
-	if !f.IsExported() {
-		return nil
-	}
-	name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-	if name == "-" && opts == "" {
-		return nil
-	}
-	if name == "" {
-		name = f.Name
-	}
-	fv := rv.Field(i)
-	o := "," + opts + ","
-	if strings.Contains(o, ",omitempty,") && isEmptyValue(fv) || strings.Contains(o, ",omitzero,") && isZero(fv) {
+	name, fv, ok := fieldOf(rv, i)
+	if !ok {
 		return nil
 	}
 	key, err := json.Marshal(name)
@@ -133,6 +124,28 @@ func (s *streamer) field(rv reflect.Value, i int, sep *string) error {
 		return s.slice(fv)
 	}
 	return s.whole(addressed(fv))
+}
+
+// fieldOf is the name and value of field i of the struct rv as encoding/json
+// writes it; ok is false when it leaves the field out.
+func fieldOf(rv reflect.Value, i int) (name string, fv reflect.Value, ok bool) {
+	f := rv.Type().Field(i)
+	if !f.IsExported() {
+		return "", fv, false
+	}
+	name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "-" && opts == "" {
+		return "", fv, false
+	}
+	if name == "" {
+		name = f.Name
+	}
+	fv = rv.Field(i)
+	o := "," + opts + ","
+	if strings.Contains(o, ",omitempty,") && isEmptyValue(fv) || strings.Contains(o, ",omitzero,") && isZero(fv) {
+		return "", fv, false
+	}
+	return name, fv, true
 }
 
 // close ends a struct whose last separator was sep.
@@ -198,4 +211,118 @@ func isZero(v reflect.Value) bool {
 		}
 	}
 	return v.IsZero()
+}
+
+// Document is what json.Unmarshal into an any gives for Marshal(v): maps,
+// slices, strings, float64 numbers, booleans and nil, with v's strings
+// shared rather than copied. The audit validates a pack's JSON Schema on it
+// once it has found the pack bytes to be exactly Marshal of the pack it
+// decoded from them: the document those bytes hold, without decoding them
+// a second time. It covers what Pack is made of (structs Encode streams,
+// string-keyed maps, slices, pointers, strings, integers, float64, bool);
+// for anything else (a Marshaler, an embedded field, a ",string" option,
+// bytes, a string that is not UTF-8) it returns an error, and the caller
+// decodes the bytes instead.
+func Document(v any) (any, error) {
+	return document(reflect.ValueOf(v))
+}
+
+var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+
+func document(v reflect.Value) (any, error) {
+	if !v.IsValid() {
+		return nil, nil
+	}
+	t := v.Type()
+	if implementsMarshaler(t) || t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
+		return nil, fmt.Errorf("document: %s serializes itself", t)
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil, nil
+		}
+		return document(v.Elem())
+	case reflect.Struct:
+		if !streamable(t) {
+			return nil, fmt.Errorf("document: %s has fields encoding/json treats specially", t)
+		}
+		m := make(map[string]any, t.NumField())
+		for i := range t.NumField() {
+			name, fv, ok := fieldOf(v, i)
+			if !ok {
+				continue
+			}
+			if _, dup := m[name]; dup {
+				return nil, fmt.Errorf("document: %s has two fields named %q", t, name)
+			}
+			d, err := document(fv)
+			if err != nil {
+				return nil, err
+			}
+			m[name] = d
+		}
+		return m, nil
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return nil, fmt.Errorf("document: %s has keys that are not strings", t)
+		}
+		if v.IsNil() {
+			return nil, nil
+		}
+		m := make(map[string]any, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			k := it.Key().String()
+			if !utf8.ValidString(k) {
+				return nil, fmt.Errorf("document: a key of %s is not UTF-8", t)
+			}
+			d, err := document(it.Value())
+			if err != nil {
+				return nil, err
+			}
+			m[k] = d
+		}
+		return m, nil
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return nil, fmt.Errorf("document: %s is written as base64", t)
+		}
+		if v.IsNil() {
+			return nil, nil
+		}
+		fallthrough
+	case reflect.Array:
+		a := make([]any, v.Len())
+		for i := range a {
+			d, err := document(v.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			a[i] = d
+		}
+		return a, nil
+	case reflect.String:
+		s := v.String()
+		if !utf8.ValidString(s) {
+			return nil, fmt.Errorf("document: a %s is not UTF-8", t)
+		}
+		return s, nil
+	case reflect.Bool:
+		return v.Bool(), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		// Both round to the nearest float64: the decoder parsing the
+		// digits, the conversion the integer.
+		return float64(v.Int()), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return float64(v.Uint()), nil
+	case reflect.Float64:
+		// encoding/json writes the shortest digits that parse back to
+		// the same float64; it refuses NaN and infinities.
+		f := v.Float()
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("document: %v is not a JSON number", f)
+		}
+		return f, nil
+	}
+	return nil, fmt.Errorf("document: %s is not covered", t)
 }

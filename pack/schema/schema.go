@@ -49,6 +49,20 @@ func compile(url string, doc []byte) (*jsonschema.Schema, error) {
 // ValidatePack checks pack bytes against the pack schema.
 func ValidatePack(data []byte) error { return validate("pack.schema.json", packSchema, data) }
 
+// ValidatePackDocument checks a pack's decoded JSON document (maps, slices,
+// strings, float64 numbers, booleans, nil: what json.Unmarshal into an any
+// gives) against the pack schema.
+func ValidatePackDocument(doc any) error {
+	s, err := compile("pack.schema.json", packSchema)
+	if err != nil {
+		return err
+	}
+	if err := s.Validate(doc); err != nil {
+		return fmt.Errorf("does not match pack.schema.json: %w", err)
+	}
+	return nil
+}
+
 func validate(url string, schemaDoc, data []byte) error {
 	s, err := compile(url, schemaDoc)
 	if err != nil {

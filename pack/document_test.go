@@ -1,0 +1,134 @@
+package pack
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// decodedDocument is what the audit decoded before Document: the generic
+// value json.Unmarshal gives for Marshal(v).
+func decodedDocument(t testing.TB, v any) any {
+	t.Helper()
+	data, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func documentPacks(t testing.TB) map[string]any {
+	t.Helper()
+	size, dist := int64(7), 2
+	values := map[string]any{
+		"empty pack":  &Pack{},
+		"empty lists": &Pack{FileIndex: []IndexEntry{}, Changes: []Change{}, KeyFiles: []KeyFile{}, Contents: []Item{}, RiskHotspots: []RiskHotspot{}},
+		"summary":     &Pack{Type: "summary", RepoSummary: &RepoSummary{Description: "d"}, Entrypoints: []Entrypoint{{Path: "main.go"}}, Intent: &Intent{}},
+		"full": &Pack{SchemaVersion: 1, PackID: "pk_abcdefgh", Type: "full",
+			FileIndex: []IndexEntry{{Path: "a<b>&c.go", SizeBytes: &size, Included: true}, {Path: "x", ExclusionReason: ReasonBinary}},
+			Contents: []Item{{Path: "a<b>&c.go", Content: "x\u2028y\x00z \"q\"\n\t\\", Redactions: []Redaction{{Line: 1, RuleID: "r"}},
+				OriginalSizeBytes: &size, Distance: &dist, Score: 0.1 + 0.2, Relationship: []string{"calls"}}},
+			Budget:   Budget{UsedChars: 1 << 60, MaxContentBytes: math.MaxInt64, Cut: []string{}},
+			Metadata: Metadata{ExclusionsByReason: map[Reason]int{ReasonBinary: 2, ReasonCache: 1}, DirectoryTree: &DirNode{Children: []*DirNode{{Name: "a"}}}}},
+		"struct value": Pack{PackID: "pk_x", FileIndex: []IndexEntry{{Path: "a"}}},
+		"nil pointer":  (*Pack)(nil),
+		"not a struct": []string{"a", "b"},
+		"nil map":      map[string]int(nil),
+	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	for _, g := range goldens {
+		data, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatal(err)
+		}
+		values[g] = &p
+	}
+	return values
+}
+
+// TestDocumentIsTheDecodedSerialization: Document gives the very value a
+// decode of Marshal's bytes gives, which the schema validates.
+func TestDocumentIsTheDecodedSerialization(t *testing.T) {
+	for name, v := range documentPacks(t) {
+		t.Run(name, func(t *testing.T) {
+			got, err := Document(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := decodedDocument(t, v); !reflect.DeepEqual(got, want) {
+				t.Errorf("Document:\n got  %#v\n want %#v", got, want)
+			}
+		})
+	}
+}
+
+// TestDocumentRefuses: what Document does not derive the way encoding/json
+// writes it is an error (the caller decodes the bytes), never a guess.
+func TestDocumentRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"marshaler", &withPtrMarshalers{}, "serializes itself"},
+		{"bytes", struct{ B []byte }{[]byte("x")}, "base64"},
+		{"embedded", &withEmbedded{}, "treats specially"},
+		{"string option", &quotedNumber{}, "treats specially"},
+		{"invalid UTF-8", &Pack{Type: "\xff"}, "not UTF-8"},
+		{"invalid UTF-8 key", map[string]int{"\xff": 1}, "not UTF-8"},
+		{"int keys", map[int]string{1: "a"}, "not strings"},
+		{"NaN", &Item{Score: math.NaN()}, "not a JSON number"},
+		{"float32", struct{ F float32 }{1.1}, "not covered"},
+		{"duplicate name", struct {
+			A string `json:"x"`
+			B string `json:"x"`
+		}{}, "two fields"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := Document(tt.v); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzDocument: for any pack a document decodes to, Document of that pack
+// is the decode of its canonical serialization.
+func FuzzDocument(f *testing.F) {
+	for _, v := range documentPacks(f) {
+		if p, ok := v.(*Pack); ok && p != nil {
+			data, err := Marshal(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"contents":[{"score":1e-7,"distance":-0}],"budget":{"used_chars":9007199254740993}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p Pack
+		if json.Unmarshal(data, &p) != nil {
+			return
+		}
+		got, err := Document(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := decodedDocument(t, &p); !reflect.DeepEqual(got, want) {
+			t.Fatalf("Document:\n got  %#v\n want %#v", got, want)
+		}
+	})
+}
