@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -73,6 +72,17 @@ type auditor struct {
 	// canonical is set by integrity when data is exactly the canonical
 	// serialization of p.
 	canonical bool
+	// nchars is the number of characters of data, once counted.
+	nchars *int
+}
+
+// chars is the number of characters of the pack bytes, counted once.
+func (a *auditor) chars() int {
+	if a.nchars == nil {
+		n := pack.RuneCount(a.data)
+		a.nchars = &n
+	}
+	return *a.nchars
 }
 
 // failOn fails the check when the policy fails on cond, else warns.
@@ -101,13 +111,13 @@ func (a *auditor) integrity() {
 			Message: fmt.Sprintf("pack_id %s does not match the content digest (expected %s)", p.PackID, want),
 			Details: map[string]any{"pack_id": p.PackID, "expected": want}})
 	}
-	if n := pack.RuneCount(a.data); n != p.Budget.UsedChars {
+	if n := a.chars(); n != p.Budget.UsedChars {
 		a.v.Fail(Check{Kind: KindIntegrity, Code: CodeDigestMismatch,
 			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
 			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
 	}
 	for _, it := range items(p) {
-		sum := sha256.Sum256([]byte(it.Content))
+		sum := pack.SumString(it.Content)
 		if got := hex.EncodeToString(sum[:]); got != it.SHA256 {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeContentMismatch,
 				Message: fmt.Sprintf("%s: content sha256 %s does not match the recorded %s", it.ID, got, it.SHA256),
@@ -316,7 +326,7 @@ func (a *auditor) sizes() {
 		over(CodeOverLimit, fmt.Sprintf("%d files with content, over max_files %d", len(withContent), l.MaxFiles),
 			map[string]any{"files": len(withContent), "limit": l.MaxFiles})
 	}
-	chars := pack.RuneCount(a.data)
+	chars := a.chars()
 	if limit := a.in.Policy.TierLimit(); limit > 0 && chars > limit {
 		over(CodeOverTier, fmt.Sprintf("the pack is %d characters, over tier %s's %d", chars, a.in.Policy.Pack.Tier, limit),
 			map[string]any{"chars": chars, "limit": limit, "tier": a.in.Policy.Pack.Tier})

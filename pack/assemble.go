@@ -366,7 +366,7 @@ func encodingNote(enc string) string {
 }
 
 func item(e *entry) Item {
-	sum := sha256.Sum256([]byte(e.sent))
+	sum := SumString(e.sent)
 	n := lang.CountLines(e.original)
 	start := 1
 	if n == 0 {
@@ -760,6 +760,12 @@ func Finalize(p *Pack) ([]byte, error) {
 // MB.
 func RuneCount(p []byte) int {
 	return utf8.RuneCountInString(unsafe.String(unsafe.SliceData(p), len(p)))
+}
+
+// SumString is sha256.Sum256 of the bytes of s, without a copy of s (the
+// content of a file, up to its whole size).
+func SumString(s string) [32]byte {
+	return sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // CountTokensOf is CountTokens of the text p holds, without a copy of p

@@ -92,8 +92,8 @@ func TestDocumentRefuses(t *testing.T) {
 		{"NaN", &Item{Score: math.NaN()}, "not a JSON number"},
 		{"float32", struct{ F float32 }{1.1}, "not covered"},
 		{"duplicate name", struct {
-			A string `json:"x"`
-			B string `json:"x"`
+			A string `json:"X"`
+			X string
 		}{}, "two fields"},
 	}
 	for _, tt := range tests {
