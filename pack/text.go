@@ -44,6 +44,11 @@ func decode(data []byte, enc string) (string, error) {
 		}
 		return string(out), nil
 	default:
+		// utf8.Valid checks ASCII eight bytes at a time; ToValidUTF8
+		// decodes rune by rune even when it has nothing to replace.
+		if utf8.Valid(data) {
+			return string(data), nil
+		}
 		return strings.ToValidUTF8(string(data), "\uFFFD"), nil
 	}
 }

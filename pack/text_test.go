@@ -41,6 +41,18 @@ func TestDecode(t *testing.T) {
 	if got != "café" {
 		t.Fatalf("latin1 = %q", got)
 	}
+	for in, want := range map[string]string{
+		"":                   "",
+		"plain ascii\n":      "plain ascii\n",
+		"café ✓ 🙂":           "café ✓ 🙂",
+		"caf\xe9 \xff\xfe x": "caf\uFFFD \uFFFD x",
+		"cut \xe2\x9c":       "cut \uFFFD",
+		"\xed\xa0\x80":       "\uFFFD", // a surrogate is not UTF-8
+	} {
+		if got, err := decode([]byte(in), EncUTF8); err != nil || got != want {
+			t.Errorf("utf-8 %q = %q, %v; want %q", in, got, err, want)
+		}
+	}
 }
 
 func numbered(n int) string {
