@@ -95,6 +95,10 @@ func TestDocumentRefuses(t *testing.T) {
 			A string `json:"X"`
 			X string
 		}{}, "two fields"},
+		{"duplicate name, one omitted", struct {
+			A string `json:"X,omitempty"`
+			X string
+		}{X: "x"}, "two fields"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,4 +135,22 @@ func FuzzDocument(f *testing.F) {
 			t.Fatalf("Document:\n got  %#v\n want %#v", got, want)
 		}
 	})
+}
+
+// BenchmarkDocument derives the document of a pack of 2,000 items.
+func BenchmarkDocument(b *testing.B) {
+	size := int64(100)
+	p := &Pack{SchemaVersion: 1, Type: "full", Metadata: Metadata{ExclusionsByReason: map[Reason]int{}}}
+	for i := range 2000 {
+		path := "dir/file" + strings.Repeat("x", i%7) + ".go"
+		p.FileIndex = append(p.FileIndex, IndexEntry{Path: path, Type: TypeText, Category: CatSource, SizeBytes: &size, Included: true})
+		p.Contents = append(p.Contents, Item{ID: path + ":1:10", Path: path, Role: RolePrimary, Encoding: "utf-8",
+			Content: strings.Repeat("func f() {}\n", 100), SHA256: strings.Repeat("0", 64), Redactions: []Redaction{}, StartLine: 1, EndLine: 100})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Document(p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -129,23 +129,43 @@ func (s *streamer) field(rv reflect.Value, i int, sep *string) error {
 // fieldOf is the name and value of field i of the struct rv as encoding/json
 // writes it; ok is false when it leaves the field out.
 func fieldOf(rv reflect.Value, i int) (name string, fv reflect.Value, ok bool) {
-	f := rv.Type().Field(i)
-	if !f.IsExported() {
+	tag, ok := tagOf(rv.Type().Field(i))
+	if !ok {
 		return "", fv, false
+	}
+	fv = rv.Field(i)
+	if tag.omitted(fv) {
+		return "", fv, false
+	}
+	return tag.name, fv, true
+}
+
+// fieldTag is what a struct field's json tag says.
+type fieldTag struct {
+	name                string
+	omitEmpty, omitZero bool
+}
+
+// tagOf reads f's json tag; ok is false for a field encoding/json never
+// writes.
+func tagOf(f reflect.StructField) (fieldTag, bool) {
+	if !f.IsExported() {
+		return fieldTag{}, false
 	}
 	name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 	if name == "-" && opts == "" {
-		return "", fv, false
+		return fieldTag{}, false
 	}
 	if name == "" {
 		name = f.Name
 	}
-	fv = rv.Field(i)
 	o := "," + opts + ","
-	if strings.Contains(o, ",omitempty,") && isEmptyValue(fv) || strings.Contains(o, ",omitzero,") && isZero(fv) {
-		return "", fv, false
-	}
-	return name, fv, true
+	return fieldTag{name: name, omitEmpty: strings.Contains(o, ",omitempty,"), omitZero: strings.Contains(o, ",omitzero,")}, true
+}
+
+// omitted reports whether encoding/json leaves out the field's value fv.
+func (t fieldTag) omitted(fv reflect.Value) bool {
+	return t.omitEmpty && isEmptyValue(fv) || t.omitZero && isZero(fv)
 }
 
 // close ends a struct whose last separator was sep.
@@ -224,49 +244,95 @@ func isZero(v reflect.Value) bool {
 // bytes, a string that is not UTF-8) it returns an error, and the caller
 // decodes the bytes instead.
 func Document(v any) (any, error) {
-	return document(reflect.ValueOf(v))
+	d := documenter{checked: map[reflect.Type]error{}, fields: map[reflect.Type][]docField{}}
+	return d.value(reflect.ValueOf(v))
 }
 
 var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 
-func document(v reflect.Value) (any, error) {
+// documenter derives documents, checking each type it meets once.
+type documenter struct {
+	checked map[reflect.Type]error
+	fields  map[reflect.Type][]docField
+}
+
+type docField struct {
+	index int
+	tag   fieldTag
+}
+
+// fieldsOf lists the fields of struct type t encoding/json may write. Two
+// of one name are refused: which one encoding/json writes then depends on
+// their tags.
+func fieldsOf(t reflect.Type) ([]docField, error) {
+	var fs []docField
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		tag, ok := tagOf(t.Field(i))
+		if !ok {
+			continue
+		}
+		if names[tag.name] {
+			return nil, fmt.Errorf("document: %s has two fields named %q", t, tag.name)
+		}
+		names[tag.name] = true
+		fs = append(fs, docField{i, tag})
+	}
+	return fs, nil
+}
+
+// check says whether Document covers values of t (not their elements).
+func (d *documenter) check(t reflect.Type) error {
+	err, ok := d.checked[t]
+	if ok {
+		return err
+	}
+	switch {
+	case implementsMarshaler(t) || t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType):
+		err = fmt.Errorf("document: %s serializes itself", t)
+	case t.Kind() == reflect.Struct && !streamable(t):
+		err = fmt.Errorf("document: %s has fields encoding/json treats specially", t)
+	case t.Kind() == reflect.Struct:
+		d.fields[t], err = fieldsOf(t)
+	case t.Kind() == reflect.Map && t.Key().Kind() != reflect.String:
+		err = fmt.Errorf("document: %s has keys that are not strings", t)
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		err = fmt.Errorf("document: %s is written as base64", t)
+	}
+	d.checked[t] = err
+	return err
+}
+
+func (d *documenter) value(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil
 	}
 	t := v.Type()
-	if implementsMarshaler(t) || t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType) {
-		return nil, fmt.Errorf("document: %s serializes itself", t)
+	if err := d.check(t); err != nil {
+		return nil, err
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil, nil
 		}
-		return document(v.Elem())
+		return d.value(v.Elem())
 	case reflect.Struct:
-		if !streamable(t) {
-			return nil, fmt.Errorf("document: %s has fields encoding/json treats specially", t)
-		}
-		m := make(map[string]any, t.NumField())
-		for i := range t.NumField() {
-			name, fv, ok := fieldOf(v, i)
-			if !ok {
+		fs := d.fields[t]
+		m := make(map[string]any, len(fs))
+		for _, f := range fs {
+			fv := v.Field(f.index)
+			if f.tag.omitted(fv) {
 				continue
 			}
-			if _, dup := m[name]; dup {
-				return nil, fmt.Errorf("document: %s has two fields named %q", t, name)
-			}
-			d, err := document(fv)
+			doc, err := d.value(fv)
 			if err != nil {
 				return nil, err
 			}
-			m[name] = d
+			m[f.tag.name] = doc
 		}
 		return m, nil
 	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
-			return nil, fmt.Errorf("document: %s has keys that are not strings", t)
-		}
 		if v.IsNil() {
 			return nil, nil
 		}
@@ -276,17 +342,14 @@ func document(v reflect.Value) (any, error) {
 			if !utf8.ValidString(k) {
 				return nil, fmt.Errorf("document: a key of %s is not UTF-8", t)
 			}
-			d, err := document(it.Value())
+			doc, err := d.value(it.Value())
 			if err != nil {
 				return nil, err
 			}
-			m[k] = d
+			m[k] = doc
 		}
 		return m, nil
 	case reflect.Slice:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return nil, fmt.Errorf("document: %s is written as base64", t)
-		}
 		if v.IsNil() {
 			return nil, nil
 		}
@@ -294,11 +357,11 @@ func document(v reflect.Value) (any, error) {
 	case reflect.Array:
 		a := make([]any, v.Len())
 		for i := range a {
-			d, err := document(v.Index(i))
+			doc, err := d.value(v.Index(i))
 			if err != nil {
 				return nil, err
 			}
-			a[i] = d
+			a[i] = doc
 		}
 		return a, nil
 	case reflect.String:
