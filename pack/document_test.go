@@ -118,7 +118,9 @@ func FuzzDocument(f *testing.F) {
 			if err != nil {
 				f.Fatal(err)
 			}
-			f.Add(data)
+			if len(data) < 4<<10 { // the golden packs' size slows the fuzzer down to a crawl
+				f.Add(data)
+			}
 		}
 	}
 	f.Add([]byte(`{"contents":[{"score":1e-7,"distance":-0}],"budget":{"used_chars":9007199254740993}}`))
