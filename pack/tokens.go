@@ -165,22 +165,31 @@ func newTokenCounter() (*tokenCounter, error) {
 func (t *tokenCounter) Write(b []byte) (int, error) {
 	t.size += len(b)
 	t.pending = append(t.pending, b...)
-	for len(t.pending) > t.chunk {
-		cut := tokenCut(unsafe.String(unsafe.SliceData(t.pending), len(t.pending)), max(t.chunk, t.from))
+	// Chunks are handed to the workers as strings over the buffer they
+	// were gathered in, without a copy: once a chunk is cut from it, the
+	// buffer is never written again (the rest moves to a new one).
+	start := 0
+	for len(t.pending)-start > t.chunk {
+		s := unsafe.String(&t.pending[start], len(t.pending)-start)
+		cut := tokenCut(s, max(t.chunk, t.from))
 		if cut < 0 {
-			t.from = len(t.pending)
+			t.from = len(s)
 			break
 		}
-		t.c.chunks <- string(t.pending[:cut])
-		t.pending = append([]byte(nil), t.pending[cut:]...)
+		t.c.chunks <- s[:cut]
+		start += cut
 		t.from = 0
+	}
+	if start > 0 {
+		rest := t.pending[start:]
+		t.pending = append(make([]byte, 0, max(2*t.chunk, len(rest))), rest...)
 	}
 	return len(b), nil
 }
 
 // finish counts the rest and returns the total.
 func (t *tokenCounter) finish() (int, error) {
-	t.c.chunks <- string(t.pending)
+	t.c.chunks <- unsafe.String(unsafe.SliceData(t.pending), len(t.pending))
 	t.pending = nil
 	return t.c.wait()
 }
