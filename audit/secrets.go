@@ -203,7 +203,10 @@ func (s *Scanner) CacheStats() CacheStats {
 // An error means the scan did not complete (cancelled context, internal
 // failure); partial results are never returned as complete.
 func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
-	text := string(content)
+	// Read in place, not copied: nothing of the text outlives the call
+	// (findings and cache entries hold offsets), and callers hand over
+	// content they do not change while it runs.
+	text := unsafe.String(unsafe.SliceData(content), len(content))
 	raw, err := s.scanFragment(ctx, path, "", text)
 	if err != nil {
 		return nil, err
