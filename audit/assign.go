@@ -296,7 +296,7 @@ var credentialNeedles = sync.OnceValue(func() *literals {
 // text it searched.
 func credentialLines(text string, li *lineIndex) (marks []bool, lower string) {
 	marks = make([]bool, li.lines()+2)
-	lower = asciiLower(text)
+	lower = li.lower()
 	// Hits come in order, and no needle holds a '\n': a cursor over the
 	// newlines finds each hit's line without a search.
 	k := 0

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -202,7 +203,10 @@ func (s *Scanner) CacheStats() CacheStats {
 // An error means the scan did not complete (cancelled context, internal
 // failure); partial results are never returned as complete.
 func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
-	text := string(content)
+	// Read in place, not copied: nothing of the text outlives the call
+	// (findings and cache entries hold offsets), and callers hand over
+	// content they do not change while it runs.
+	text := unsafe.String(unsafe.SliceData(content), len(content))
 	raw, err := s.scanFragment(ctx, path, "", text)
 	if err != nil {
 		return nil, err
@@ -429,7 +433,7 @@ func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string) (
 // digest and, because gitleaks' path and commit allowlists and path-only
 // rules make the result depend on them, the path and commit.
 func (s *Scanner) cacheKey(path, commit, text string) string {
-	content := sha256.Sum256([]byte(text))
+	content := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // read only: no copy of the text
 	h := sha256.New()
 	fmt.Fprintf(h, "ctxpack-scan-v2\x00%s\x00%s\x00%s\x00%s\x00%x",
 		s.rulesDigest, s.version, path, commit, content)
@@ -529,7 +533,7 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 		CommitSHA: commit,
 		StartLine: 1, // gitleaks adds the 0-based line index to this
 	}
-	gl, ok := s.fast.detectOrSkip(ctx, frag)
+	gl, ok := s.fast.detectOrSkip(ctx, frag, li)
 	if !ok {
 		gl = s.stock().DetectContext(ctx, frag)
 	}

@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"maps"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,4 +143,113 @@ func BenchmarkTranslateDefaultConfig(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestStopWordsWithoutTries: allowlists translated with their stop words
+// taken out and put back (no trie) hold the same stop words as gitleaks'
+// own translation and answer ContainsStopWord the same on secrets holding a
+// stop word in any case, near misses and random strings; a config that
+// extends another, a rule id that repeats and an allowlist of stop words
+// alone are translated by gitleaks alone.
+func TestStopWordsWithoutTries(t *testing.T) {
+	const repoConfig = `
+[[rules]]
+id = "dup"
+regex = '''dup-[a-z]{8}'''
+[[rules.allowlists]]
+regexes = ['''x''']
+stopwords = ["Alpha"]
+[[rules]]
+id = "dup"
+regex = '''dup-[a-z]{9}'''
+[[rules.allowlists]]
+regexes = ['''y''']
+stopwords = ["Beta", "beta"]
+[[rules]]
+id = "only-stops"
+regex = '''os-[a-z]{8}'''
+[[rules.allowlists]]
+stopwords = ["Gamma"]
+[[rules]]
+id = "mixed"
+regex = '''mx-[a-z]{8}'''
+[[rules.allowlists]]
+condition = "AND"
+paths = ['''\.txt$''']
+stopwords = ["DELTA", "epsilon", "Delta"]
+`
+	cases := []struct {
+		name string
+		data []byte
+		// stripped: rules whose allowlists lose their tries
+		stripped []string
+	}{
+		{"default config", nil, []string{"generic-api-key"}},
+		{"repository config", []byte(repoConfig), []string{"mixed"}},
+		{"extending config", []byte("[extend]\nuseDefault = true\n" + repoConfig), nil},
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			text := config.DefaultConfig
+			if tc.data != nil {
+				text = string(tc.data)
+			}
+			vc := viperDecode(t, text)
+			if got := slices.Sorted(maps.Keys(takeStopWords(&vc))); !slices.Equal(got, tc.stripped) {
+				t.Fatalf("stop words taken from rules %v, want %v", got, tc.stripped)
+			}
+			vc = viperDecode(t, text)
+			gitleaksConfigMu.Lock()
+			gitleaksExtendDepth = 0
+			ref, err := vc.Translate()
+			gitleaksExtendDepth = 0
+			gitleaksConfigMu.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := translateGitleaksData("test.toml", tc.data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rulesDigest(got, DecodeDepth) != rulesDigest(ref, DecodeDepth) {
+				t.Fatal("rules digest differs from gitleaks' own translation")
+			}
+			checked := 0
+			for id, rr := range ref.Rules {
+				for i, ra := range rr.Allowlists {
+					ga := got.Rules[id].Allowlists[i]
+					if !slices.Equal(slices.Sorted(slices.Values(ga.StopWords)), slices.Sorted(slices.Values(ra.StopWords))) {
+						t.Fatalf("%s allowlist %d: stop words %q, gitleaks %q", id, i, ga.StopWords, ra.StopWords)
+					}
+					probes := []string{"", "zz", randomSecret(r, 30)}
+					for _, w := range ra.StopWords {
+						probes = append(probes, randomSecret(r, 5)+strings.ToUpper(w)+randomSecret(r, 5),
+							w, w[1:]+"Q", randomSecret(r, 3)+w[:len(w)-1])
+					}
+					for _, p := range probes {
+						g, _ := ga.ContainsStopWord(p)
+						w, _ := ra.ContainsStopWord(p)
+						if g != w {
+							t.Fatalf("%s allowlist %d: ContainsStopWord(%q) = %v, gitleaks %v", id, i, p, g, w)
+						}
+						checked++
+					}
+				}
+			}
+			if checked < 10 {
+				t.Fatalf("only %d probes checked", checked)
+			}
+		})
+	}
+}
+
+// randomSecret is n random characters of a secret's alphabet.
+func randomSecret(r *rand.Rand, n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[r.IntN(len(alphabet))]
+	}
+	return string(b)
 }

@@ -97,10 +97,10 @@ func newFastDetect(cfg config.Config, version string) *fastDetect {
 	}}
 }
 
-// detect returns gitleaks' findings for frag.
-func (f *fastDetect) detect(ctx context.Context, frag fragment) []report.Finding {
+// detect returns gitleaks' findings for frag; li indexes frag.Raw.
+func (f *fastDetect) detect(ctx context.Context, frag fragment, li *lineIndex) []report.Finding {
 	text := frag.Raw
-	out := f.rules.detect(ctx, frag)
+	out := f.rules.detect(ctx, frag, li)
 	if !mayDecode(text) {
 		return out
 	}
@@ -337,9 +337,9 @@ func decodeBase64Like(enc string) string {
 
 // detectOrSkip is detect on a possibly nil fastDetect; ok=false when f is
 // nil.
-func (f *fastDetect) detectOrSkip(ctx context.Context, frag fragment) ([]report.Finding, bool) {
+func (f *fastDetect) detectOrSkip(ctx context.Context, frag fragment, li *lineIndex) ([]report.Finding, bool) {
 	if f == nil {
 		return nil, false
 	}
-	return f.detect(ctx, frag), true
+	return f.detect(ctx, frag, li), true
 }

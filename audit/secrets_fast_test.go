@@ -333,7 +333,7 @@ func findingsKey(fs []report.Finding) []string {
 func sameFindings(t *testing.T, f *fastDetect, stock *detect.Detector, frag fragment) {
 	t.Helper()
 	want := findingsKey(stock.DetectContext(context.Background(), frag))
-	got := f.detect(context.Background(), frag)
+	got := f.detect(context.Background(), frag, newLineIndex(frag.Raw))
 	if g := findingsKey(got); !slices.Equal(g, want) {
 		t.Fatalf("%s: fast path findings differ\n got: %q\nwant: %q\ntext: %q", frag.FilePath, g, want, frag.Raw)
 	}

@@ -25,7 +25,7 @@ import (
 // fastStockDiff runs the fast path and gitleaks' stock detector on frag.
 func fastStockDiff(f *fastDetect, stock *detect.Detector, frag fragment) (got, want []string) {
 	want = findingsKey(stock.DetectContext(context.Background(), frag))
-	return findingsKey(f.detect(context.Background(), frag)), want
+	return findingsKey(f.detect(context.Background(), frag, newLineIndex(frag.Raw))), want
 }
 
 // advPieces are the pieces the adversarial generator strings together:

@@ -12,6 +12,18 @@ import (
 type lineIndex struct {
 	text string
 	nl   []int // byte offsets of every '\n'
+	// alower is text ASCII-lowercased (asciiLower), made on first use by
+	// lower: the rules' literals and the assignment lines both scan it.
+	alower  string
+	lowered bool
+}
+
+// lower is the text ASCII-lowercased, made once per text.
+func (li *lineIndex) lower() string {
+	if !li.lowered {
+		li.alower, li.lowered = asciiLower(li.text), true
+	}
+	return li.alower
 }
 
 func newLineIndex(text string) *lineIndex {

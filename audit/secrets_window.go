@@ -279,8 +279,9 @@ func lowered(text string) (lower, alower string) {
 	return s, s
 }
 
-// detect is gitleaks' findings of one pass without decoding over frag.
-func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Finding {
+// detect is gitleaks' findings of one pass without decoding over frag; li
+// indexes frag.Raw.
+func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) []report.Finding {
 	text := frag.Raw
 	if hasFoldRune(text) {
 		return w.all().DetectContext(ctx, frag)
@@ -289,9 +290,12 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Findin
 	if w.runsWhole(frag) {
 		out = w.whole().DetectContext(ctx, frag)
 	}
-	lower, alower := lowered(text)
+	alower, lower := li.lower(), li.lower()
+	if !isASCII(text) {
+		lower = strings.ToLower(text)
+	}
 	lits := w.scanLiterals(lower, alower)
-	var nl []int
+	nl := li.nl
 	for i := range w.windowed {
 		r := &w.windowed[i]
 		if !runs(r.keywords, lits.present) {
@@ -302,9 +306,6 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment) []report.Findin
 		}
 		if ctx.Err() != nil {
 			break
-		}
-		if nl == nil {
-			nl = newlineOffsets(text)
 		}
 		for _, win := range r.windows(text, nl, lits) {
 			if !r.matches(text, win, lits) {

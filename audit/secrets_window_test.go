@@ -179,7 +179,7 @@ func TestFastDetectMatchesStockOnTree(t *testing.T) {
 	for _, file := range files {
 		frag := fragment{Raw: file.text, FilePath: file.path, StartLine: 1}
 		want := findingsKey(stock.DetectContext(context.Background(), frag))
-		got := f.detect(context.Background(), frag)
+		got := f.detect(context.Background(), frag, newLineIndex(frag.Raw))
 		if g := findingsKey(got); !slices.Equal(g, want) {
 			t.Fatalf("%s: fast path findings differ\n got: %d findings\nwant: %d", file.path, len(g), len(want))
 		}

@@ -113,3 +113,31 @@ func FuzzCallLines(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCountTokens counts text a repository controls (its files, its
+// commit messages): the count is the tokenizer package's own, on any
+// bytes, and counting its JSON string form as a pack holds it agrees too.
+func FuzzCountTokens(f *testing.F) {
+	f.Add("func main() {\n\tfmt.Println(\"héllo\")\n}\n")
+	f.Add("don't STOP'LL  \u00a0\u3000 123456 ///\r\n\r\n")
+	f.Add(strings.Repeat("=", 200) + strings.Repeat("ab", 70))
+	f.Add("\xff\xfe\x00abc")
+	if err := loadTokenizer(); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		data, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{s, string(data)} {
+			want, err := codec.Count(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := CountTokens(text); err != nil || got != want {
+				t.Fatalf("CountTokens(%q) = %d, %v; the tokenizer counts %d", text, got, err, want)
+			}
+		}
+	})
+}

@@ -145,7 +145,7 @@ func repositoryTexts(t *testing.T, every int) []string {
 // TestCountTokensMatchesTokenizer compares the count with the tokenizer's
 // own on whole texts, including invalid UTF-8 (counted by the tokenizer).
 func TestCountTokensMatchesTokenizer(t *testing.T) {
-	if err := LoadTokenizer(); err != nil {
+	if err := loadTokenizer(); err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
@@ -200,56 +200,44 @@ func TestTokenCounterMatchesCountTokens(t *testing.T) {
 	}
 }
 
-// TestPieceCountsKept: a second count of a text is answered from the
-// process's piece counts, gives the same total, and the kept counts stay
-// within maxPieces however many distinct pieces are met.
-func TestPieceCountsKept(t *testing.T) {
-	if err := LoadTokenizer(); err != nil {
+// TestCountTokensMatchesTokenizerOnRealFiles compares the count with the
+// tokenizer package's on this repository's files, as text and as the JSON
+// strings a pack holds them in, and on the file CTXPACK_TOKENS_FILE names
+// when set (a pack of a public repository, say).
+func TestCountTokensMatchesTokenizerOnRealFiles(t *testing.T) {
+	if err := loadTokenizer(); err != nil {
 		t.Fatal(err)
 	}
-	// Other tests' counts may have filled the cache: start from none.
-	pieces.Lock()
-	pieces.counts = nil
-	pieces.Unlock()
-	text := strings.Repeat("func piececountskept() { return zq9xv }\n", 20)
-	want, err := codec.Count(text)
-	if err != nil {
-		t.Fatal(err)
+	var texts []string
+	for _, s := range repositoryTexts(t, 8) {
+		data, err := Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, s, string(data))
 	}
-	for range 2 {
-		got, err := CountTokens(text)
+	if f := os.Getenv("CTXPACK_TOKENS_FILE"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(data))
+	}
+	for _, s := range texts {
+		want, err := codec.Count(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CountTokens(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
-			t.Fatalf("CountTokens = %d, the tokenizer counts %d", got, want)
+			t.Fatalf("CountTokens = %d, the tokenizer counts %d: %.200q", got, want, s)
 		}
 	}
-	pieces.RLock()
-	_, kept := pieces.counts[" piececountskept"]
-	pieces.RUnlock()
-	if !kept {
-		t.Fatal(`the count of the piece " piececountskept" was not kept`)
-	}
-
-	var b strings.Builder
-	for i := range maxPieces + 1000 {
-		b.WriteString(" w") // one piece per word: " w" and i in letters
-		for ; i > 0; i /= 26 {
-			b.WriteByte(byte('a' + i%26))
-		}
-	}
-	if _, err := CountTokens(b.String()); err != nil {
-		t.Fatal(err)
-	}
-	pieces.RLock()
-	n := len(pieces.counts)
-	pieces.RUnlock()
-	if n > maxPieces {
-		t.Fatalf("%d piece counts kept, over maxPieces %d", n, maxPieces)
-	}
-	if n < maxPieces {
-		t.Fatalf("%d piece counts kept after %d distinct pieces: the bound was not reached", n, maxPieces+1000)
+	if len(texts) < 60 {
+		t.Fatalf("only %d texts checked", len(texts))
 	}
 }
 

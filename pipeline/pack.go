@@ -297,10 +297,10 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	if err != nil {
 		return nil, err
 	}
-	// The scanner's rules (~21 ms of CPU) and the tokenizer's vocabulary
-	// (~15 ms) load while the source is read: for a small change they are
-	// a quarter of the run (go run ./bench/cmd/startup).
-	scannerBuilt := loadTokenizer()
+	// The scanner's rules (~21 ms of CPU) load while the source is read,
+	// with the collector paused: for a small change they are a fifth of
+	// the run (go run ./bench/cmd/startup).
+	scannerBuilt := pauseGC()
 	defer scannerBuilt()
 	var scanner *audit.Scanner
 	var scanErr error
@@ -460,27 +460,6 @@ func Query(ctx context.Context, opts PackOptions, text string, maxChars int) (*p
 	return qp, data, nil
 }
 
-// loadTokenizer loads the tokenizer's vocabulary in the background, for
-// a run that is about to build its secret scanner, with the collector
-// paused (pauseGC) until both are in: the caller calls scannerBuilt once
-// its scanner is built or it gave up (more calls do nothing).
-func loadTokenizer() (scannerBuilt func()) {
-	resume := pauseGC()
-	tokenizer := make(chan struct{})
-	go func() {
-		defer close(tokenizer)
-		_ = pack.LoadTokenizer() // its error, if any, is CountTokens'
-	}()
-	built := make(chan struct{})
-	go func() {
-		<-tokenizer
-		<-built
-		resume()
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(built) }) }
-}
-
 // gcPaused counts the runs in pauseGC's window; old is the GC percent to
 // restore when the last one ends.
 var gcPaused struct {
@@ -497,7 +476,7 @@ const pausedHeapLimit = 256 << 20
 
 // pauseGC turns the garbage collector off until resume is called (once is
 // enough; more calls do nothing), for the start-up of a run: loading
-// gitleaks' rules and the tokenizer's vocabulary allocates ~40 MB that are
+// gitleaks' rules allocates ~25 MB that are
 // either kept for the whole run or garbage at once, and collecting while
 // they load only marks them again and again (4 of the 6 collections of a
 // 1-file range, ~6% of its CPU). Runs may overlap (ctxpack serve): the

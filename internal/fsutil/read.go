@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -88,5 +89,9 @@ func ReadNoFollow(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is %s, not a regular file", path, kindOf(fi.Mode()))
 	}
-	return io.ReadAll(f)
+	// Sized as os.ReadFile sizes it: io.ReadAll would grow its buffer
+	// from 512 bytes, allocating about twice the file.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err = buf.ReadFrom(f)
+	return buf.Bytes(), err
 }

@@ -1,0 +1,191 @@
+package o200k
+
+// noRank marks a pair of parts that no token merges.
+const noRank = ^uint32(0)
+
+// heapFrom is the piece length from which Count finds each merge in a heap
+// instead of by a scan over the pairs (quadratic, but faster on the short
+// pieces that nearly all are).
+const heapFrom = 64
+
+// Count is the number of tokens byte-pair encoding cuts one o200k_base
+// pre-tokenizer piece into: starting from its bytes, the adjacent pair of
+// parts whose concatenation has the lowest rank is merged, the leftmost of
+// equals first, until no pair is a token. Every byte is a token, so each
+// part is one.
+func Count(piece string) int {
+	if len(piece) <= 1 {
+		return len(piece)
+	}
+	if _, ok := Rank(piece); ok {
+		return 1
+	}
+	if len(piece) < heapFrom {
+		return countScan(piece)
+	}
+	return countHeap(piece)
+}
+
+// pairRank is the rank of s, or noRank.
+func pairRank(s string) uint32 {
+	if r, ok := Rank(s); ok {
+		return r
+	}
+	return noRank
+}
+
+// countScan merges by scanning the pairs for the lowest rank each time.
+// at[i] is where part i begins (at[parts] = len(piece)); rank[i] is the
+// rank of parts i and i+1 merged.
+func countScan(piece string) int {
+	var atBuf [heapFrom + 1]int32
+	var rankBuf [heapFrom]uint32
+	parts := len(piece)
+	at, rank := atBuf[:parts+1], rankBuf[:parts]
+	for i := range at {
+		at[i] = int32(i)
+	}
+	for i := range parts - 1 {
+		rank[i] = pairRank(piece[i : i+2])
+	}
+	rank[parts-1] = noRank
+	// pair is the rank of parts i and i+1, when both exist.
+	pair := func(i int) uint32 {
+		if i+2 > parts {
+			return noRank
+		}
+		return pairRank(piece[at[i]:at[i+2]])
+	}
+	for parts > 1 {
+		best := 0
+		for i := 1; i < parts-1; i++ {
+			if rank[i] < rank[best] {
+				best = i
+			}
+		}
+		if rank[best] == noRank {
+			break
+		}
+		// Part best+1 joins part best.
+		copy(at[best+1:], at[best+2:parts+1])
+		copy(rank[best+1:], rank[best+2:parts])
+		parts--
+		rank[best] = pair(best)
+		if best > 0 {
+			rank[best-1] = pair(best - 1)
+		}
+	}
+	return parts
+}
+
+// countHeap merges as countScan does, keeping the parts in a linked list
+// and the candidate merges in a heap ordered by rank, then position.
+func countHeap(piece string) int {
+	n := int32(len(piece))
+	next := make([]int32, n+1) // where the part after the one at i begins; -1 past the end
+	prev := make([]int32, n+1)
+	rank := make([]uint32, n+1) // of the part at i merged with the next; noRank when none, or i is no longer a part's start
+	for i := range n + 1 {
+		next[i], prev[i], rank[i] = i+1, i-1, noRank
+	}
+	next[n] = -1
+	pair := func(i int32) uint32 {
+		j := next[i]
+		if j < 0 || next[j] < 0 {
+			return noRank
+		}
+		return pairRank(piece[i:next[j]])
+	}
+	h := make(mergeHeap, 0, n)
+	for i := range n - 1 {
+		if rank[i] = pair(i); rank[i] != noRank {
+			h = append(h, merge{rank[i], i})
+		}
+	}
+	h.init()
+	parts := int(n)
+	for len(h) > 0 {
+		m := h.pop()
+		if rank[m.at] != m.rank {
+			continue // stale: a merge around it changed the pair
+		}
+		i, j := m.at, next[m.at]
+		k := next[j]
+		rank[j] = noRank
+		next[i] = k
+		if k >= 0 {
+			prev[k] = i
+		}
+		parts--
+		for _, b := range [2]int32{i, prev[i]} {
+			if b < 0 {
+				continue
+			}
+			if rank[b] = pair(b); rank[b] != noRank {
+				h.push(merge{rank[b], b})
+			}
+		}
+	}
+	return parts
+}
+
+// merge is a candidate: the part at offset at merged with the next one
+// into the token of rank rank.
+type merge struct {
+	rank uint32
+	at   int32
+}
+
+// mergeHeap is a binary min-heap of merges, lowest rank first, then
+// leftmost.
+type mergeHeap []merge
+
+func (h mergeHeap) less(a, b int) bool {
+	return h[a].rank < h[b].rank || h[a].rank == h[b].rank && h[a].at < h[b].at
+}
+
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mergeHeap) push(m merge) {
+	*h = append(*h, m)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
+		i = p
+	}
+}
+
+func (h *mergeHeap) pop() merge {
+	old := *h
+	top := old[0]
+	last := len(old) - 1
+	old[0] = old[last]
+	*h = old[:last]
+	h.down(0)
+	return top
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

@@ -1,0 +1,82 @@
+package o200k
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// onePiece are texts o200k_base's pre-tokenizer leaves whole (one letter
+// run, one punctuation run, up to three digits, one whitespace run), so
+// that the tokenizer's count of each is its byte-pair count, as Count's.
+func onePiece(r *rand.Rand) []string {
+	texts := []string{"", "a", " ", "hello", " world", "Hello", "ZZZZZZZZ", "123", "////", "\n\n\n", "    ",
+		"é", " naïve", "日本語", "ſ", "\u00a0\u00a0", strings.Repeat("a", 500), strings.Repeat("=", 300),
+		strings.Repeat(" ", 200), strings.Repeat("ab", 100), " " + strings.Repeat("xyz", 40)}
+	pick := func(alphabet string, n int) string {
+		a := []rune(alphabet)
+		var b strings.Builder
+		for range n {
+			b.WriteRune(a[r.IntN(len(a))])
+		}
+		return b.String()
+	}
+	for range 400 {
+		n := 1 + r.IntN(200)
+		switch r.IntN(4) {
+		case 0:
+			texts = append(texts, pick("abcdefghijklmnopqrstuvwxyz", n))
+		case 1:
+			texts = append(texts, " "+pick("etaoinshrdlu", n))
+		case 2:
+			texts = append(texts, pick("!\"#$%&()*+,-.:;<=>?@[]^_`{|}~", n))
+		default:
+			texts = append(texts, pick("äöüßéèêàçñøåæœ", n))
+		}
+	}
+	return texts
+}
+
+// TestCountMatchesTokenizer: Count is the tokenizer package's count of
+// each one-piece text, long ones (the heap) and short ones (the scan).
+func TestCountMatchesTokenizer(t *testing.T) {
+	c, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range onePiece(rand.New(rand.NewPCG(1, 2))) {
+		want, err := c.Count(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Count(s); got != want {
+			t.Fatalf("Count(%q) = %d, the tokenizer counts %d", s, got, want)
+		}
+	}
+}
+
+// TestScanAndHeapAgree: the two ways of finding each merge give the same
+// parts on every text either could be given.
+func TestScanAndHeapAgree(t *testing.T) {
+	for _, s := range onePiece(rand.New(rand.NewPCG(3, 4))) {
+		for len(s) >= heapFrom {
+			s = s[:heapFrom-1]
+		}
+		if len(s) < 2 {
+			continue
+		}
+		if a, b := countScan(s), countHeap(s); a != b {
+			t.Fatalf("%q: scan counts %d, heap %d", s, a, b)
+		}
+	}
+}
+
+func TestRankMisses(t *testing.T) {
+	for _, s := range []string{"", "zq9xvzq9xvzq9xv", strings.Repeat("a", 129), "\xff\xfe\xfd\xfc"} {
+		if r, ok := Rank(s); ok {
+			t.Errorf("Rank(%q) = %d, want none", s, r)
+		}
+	}
+}
