@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
@@ -198,7 +199,8 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
 			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
 		}
-		findings, err := scan(ctx, d.path, []byte(d.text))
+		// The string's own bytes: a scanner never changes what it reads.
+		findings, err := scan(ctx, d.path, unsafe.Slice(unsafe.StringData(d.text), len(d.text)))
 		if err != nil {
 			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),

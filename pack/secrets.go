@@ -5,7 +5,9 @@ import "context"
 // SecretScanner finds secrets in bytes that would leave the repository. The
 // audit package implements it with gitleaks; pack only applies the result.
 // An error means the scan could not run, which the caller treats as a failure.
-// Scan is called from several goroutines at once.
+// Scan is called from several goroutines at once. It reads content and
+// never changes it, nor keeps it after it returns: a caller may hand over
+// the bytes of a string.
 type SecretScanner interface {
 	Scan(ctx context.Context, path string, content []byte) ([]Finding, error)
 }
