@@ -318,8 +318,16 @@ func (d *documenter) value(v reflect.Value) (any, error) {
 		}
 		return d.value(v.Elem())
 	case reflect.Struct:
+		// A map sized to the fields written, not to all: a large pack
+		// has thousands of these at once, most fields omitted.
 		fs := d.fields[t]
-		m := make(map[string]any, len(fs))
+		n := 0
+		for _, f := range fs {
+			if !f.tag.omitted(v.Field(f.index)) {
+				n++
+			}
+		}
+		m := make(map[string]any, n)
 		for _, f := range fs {
 			fv := v.Field(f.index)
 			if f.tag.omitted(fv) {
