@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"unsafe"
@@ -117,7 +118,7 @@ func (a *auditor) integrity() {
 			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
 			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
 	}
-	for _, it := range items(p) {
+	for it := range items(p) {
 		sum := pack.SumString(it.Content)
 		if got := hex.EncodeToString(sum[:]); got != it.SHA256 {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeContentMismatch,
@@ -151,10 +152,18 @@ func (a *auditor) schema() {
 	}
 }
 
-func items(p *pack.Pack) []pack.Item {
-	out := make([]pack.Item, 0, len(p.KeyFiles)+len(p.Contents))
-	out = append(out, p.KeyFiles...)
-	return append(out, p.Contents...)
+// items yields the key files and then the other contents of p, in place:
+// each check walks them, and a large pack has thousands.
+func items(p *pack.Pack) iter.Seq[*pack.Item] {
+	return func(yield func(*pack.Item) bool) {
+		for _, list := range [][]pack.Item{p.KeyFiles, p.Contents} {
+			for i := range list {
+				if !yield(&list[i]) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // secrets scans every string of the pack afresh.
@@ -177,7 +186,7 @@ func (a *auditor) secrets(ctx context.Context) {
 func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
 	type doc struct{ where, path, text string }
 	var docs []doc
-	for _, it := range items(p) {
+	for it := range items(p) {
 		docs = append(docs, doc{"content", it.Path, it.Content})
 	}
 	for _, c := range p.Changes {
@@ -231,7 +240,7 @@ func packNames(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (f
 			set[c.OldPath] = true
 		}
 	}
-	for _, it := range items(p) {
+	for it := range items(p) {
 		set[it.Path] = true
 	}
 	paths := make([]string, 0, len(set))
@@ -280,7 +289,7 @@ func (a *auditor) paths(ctx context.Context) {
 		}
 		a.failOn(policy.FailForbiddenContent, c)
 	}
-	for _, it := range items(a.p) {
+	for it := range items(a.p) {
 		check(it.Path, "content")
 	}
 	for _, c := range a.p.Changes {
@@ -301,7 +310,7 @@ func (a *auditor) sizes() {
 	}
 	var content int64
 	its := items(a.p)
-	for _, it := range its {
+	for it := range its {
 		content += int64(len(it.Content))
 		limit := l.MaxFileBytes
 		if it.Importance != "" && limit > pack.KeyFileMaxBytes {
@@ -321,7 +330,7 @@ func (a *auditor) sizes() {
 	}
 	// A change pack may send several regions of one file: files count once.
 	withContent := map[string]bool{}
-	for _, it := range its {
+	for it := range its {
 		withContent[it.Path] = true
 	}
 	if len(withContent) > l.MaxFiles {
@@ -421,7 +430,7 @@ func (a *auditor) repository(ctx context.Context) {
 	// Each file is read once, and let go after its last item: a full
 	// pack's files are not all held at once.
 	uses := map[string]int{}
-	for _, it := range items(a.p) {
+	for it := range items(a.p) {
 		uses[it.Path]++
 	}
 	data := map[string][]byte{}
@@ -449,7 +458,7 @@ func (a *auditor) repository(ctx context.Context) {
 		}
 		return d, true
 	}
-	for _, it := range items(a.p) {
+	for it := range items(a.p) {
 		f, ok := files[it.Path]
 		if !ok {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
@@ -469,7 +478,7 @@ func (a *auditor) repository(ctx context.Context) {
 				Message: fmt.Sprintf("%s: the blob id in the pack is not the repository's", it.ID),
 				Details: map[string]any{"path": it.Path, "id": it.ID, "pack_blob": it.Blob}})
 		}
-		if problem := rederiveItem(&it, d); problem != "" {
+		if problem := rederiveItem(it, d); problem != "" {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
 				Message: fmt.Sprintf("%s: %s in the repository state", it.ID, problem),
 				Details: map[string]any{"path": it.Path, "id": it.ID}})
