@@ -116,6 +116,44 @@ var assignTail = sync.OnceValue(func() []string {
 	return out
 })
 
+// ruleAnchors is what a rule's windows take from its pattern: whether it
+// is anchored (ok), its anchors with the newlines a match holds before and
+// after one, and whether the anchor is followed by an assignment tail
+// (assign; see windowedRule).
+type ruleAnchors struct {
+	ok            bool
+	anchors       []string
+	before, after int
+	assign        bool
+	assignRest    int
+}
+
+// analyzeAnchors derives pattern's ruleAnchors from its syntax tree.
+func analyzeAnchors(pattern string) ruleAnchors {
+	a, ok := anchorsOf(pattern)
+	if !ok {
+		return ruleAnchors{}
+	}
+	f := ruleAnchors{ok: true, anchors: a.anchors, before: a.before, after: a.after}
+	if isAssignTail(a.next) {
+		f.assign = true
+		for _, n := range a.next[len(assignTail()):] {
+			f.assignRest = min(f.assignRest+newlines(n), unbounded)
+		}
+	}
+	return f
+}
+
+// anchorsFor is analyzeAnchors(pattern), read from defaultAnchors for the
+// patterns of gitleaks' default rules: deriving them (parsing each pattern
+// again, then walking its tree) was ~5 ms of every process.
+func anchorsFor(pattern string) ruleAnchors {
+	if f, ok := defaultAnchors[pattern]; ok {
+		return f
+	}
+	return analyzeAnchors(pattern)
+}
+
 // isAssignTail reports whether next starts with assignTail.
 func isAssignTail(next []*syntax.Regexp) bool {
 	tail := assignTail()
@@ -161,9 +199,10 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			continue
 		}
 		pattern := r.Regex.String()
-		a, ok := anchorsOf(pattern)
-		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
-		if !ok {
+		f := anchorsFor(pattern)
+		wr := windowedRule{id: id, re: r.Regex, anchored: f.ok, assign: f.assign, assignRest: f.assignRest,
+			anchor: anchorInfo{anchors: f.anchors, before: f.before, after: f.after}}
+		if !f.ok {
 			wr.needs = sync.OnceValue(func() []string {
 				tree, err := syntax.Parse(pattern, syntax.Perl)
 				if err != nil {
@@ -173,14 +212,8 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			})
 		}
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
-			return prechecksOf(pattern, a.anchors)
+			return prechecksOf(pattern, f.anchors)
 		})
-		if ok && isAssignTail(a.next) {
-			wr.assign = true
-			for _, n := range a.next[len(assignTail()):] {
-				wr.assignRest = min(wr.assignRest+newlines(n), unbounded)
-			}
-		}
 		wr.keywords = w.keywords[id]
 		one := cfg
 		r.Keywords = nil
