@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-var updateAnchors = flag.Bool("update", false, "rewrite anchors_default.go from gitleaks' default rules")
+var update = flag.Bool("update", false, "rewrite the files generated from gitleaks' default rules: anchors_default.go, rules_default.go")
 
 // defaultAnchorsSource is anchors_default.go for the rules of cfg: the
 // analysis of each distinct pattern, in pattern order.
@@ -59,7 +59,7 @@ func defaultAnchorsSource(t *testing.T) []byte {
 // anchorsFor answers from it as the analysis would.
 func TestDefaultAnchors(t *testing.T) {
 	want := defaultAnchorsSource(t)
-	if *updateAnchors {
+	if *update {
 		if err := os.WriteFile("anchors_default.go", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
