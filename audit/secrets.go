@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"golang.org/x/sync/errgroup"
 
@@ -86,8 +85,8 @@ type ScanItem struct {
 // config) and ctxpack's password-assignment rules. It is safe for concurrent
 // use.
 type Scanner struct {
-	cfg  *config.Config // read-only after NewScanner
-	fast *fastDetect    // the same findings with less work; nil: stock only
+	rules *ruleSource // read-only after NewScanner
+	fast  *fastDetect // the same findings with less work; nil: stock only
 	// stock is gitleaks' own detector, for scans without fast (another
 	// gitleaks version, or no rule fast can window); built on first use
 	// (a few MB and ms).
@@ -124,7 +123,7 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 			cfgData = []byte{}
 		}
 	}
-	cfg, err := loadGitleaksData(cfgName, cfgData, files.ReadRelative)
+	src, err := loadRules(cfgName, cfgData, files.ReadRelative)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +137,7 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 	cfgPath, ignPath := cfgName, ignName
 	s := &Scanner{
 		ignore:      ign,
-		rulesDigest: rulesDigest(cfg, DecodeDepth),
+		rulesDigest: src.digest,
 		version:     gitleaksVersion(),
 		configPath:  cfgPath,
 		ignorePath:  ignPath,
@@ -151,12 +150,12 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 	// not call AddFinding. (Rule Tags slices are clipped in
 	// loadGitleaksConfig so the decode path's append never shares memory.)
 	s.stock = sync.OnceValue(func() *detect.Detector {
-		d := detect.NewDetector(cfg)
+		d := detect.NewDetector(src.full())
 		d.MaxDecodeDepth = DecodeDepth
 		return d
 	})
-	s.cfg = &cfg
-	s.fast = newFastDetect(cfg, s.version)
+	s.rules = src
+	s.fast = newFastDetect(src, s.version)
 	if opts.CacheDir != "" {
 		c, err := OpenCache(opts.CacheDir)
 		if err != nil {
@@ -169,7 +168,7 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 
 // RuleCount is the number of gitleaks rules in effect (ctxpack's own
 // assignment rules not counted).
-func (s *Scanner) RuleCount() int { return len(s.cfg.Rules) }
+func (s *Scanner) RuleCount() int { return len(s.rules.ids) }
 
 // Version is the gitleaks module version the binary was built with.
 func (s *Scanner) Version() string { return s.version }
@@ -549,7 +548,7 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 	}
 	seen := map[key]bool{}
 	for _, f := range gl {
-		start, end := gitleaksSpan(li, f, s.cfg.Rules[f.RuleID])
+		start, end := gitleaksSpan(li, f, s.rules.rule(f.RuleID))
 		k := key{f.RuleID, start, end}
 		if f.StartLine <= 0 {
 			k.start, k.end = -1, -1
@@ -568,11 +567,11 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 		}
 		raw = append(raw, rawFinding{RuleID: f.RuleID, Line: line, EndLine: endLine, Start: start, End: end})
 	}
-	if !globallyAllowedPath(s.cfg.Allowlists, path, commit) {
+	if !globallyAllowedPath(s.rules.base.Allowlists, path, commit) {
 		for _, a := range findAssignments(path, text, li) {
 			line := text[li.start(a.line):li.end(a.line)]
 			secret := text[a.start:a.end]
-			if globallyAllowedFinding(s.cfg.Allowlists, path, commit, secret, text[a.matchStart:a.end], line) {
+			if globallyAllowedFinding(s.rules.base.Allowlists, path, commit, secret, text[a.matchStart:a.end], line) {
 				continue
 			}
 			if overlapsAny(raw, a.start, a.end) {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -152,37 +153,19 @@ func cloneConfig(c config.Config) config.Config {
 // wherever the config itself was read (the work tree, or the base commit),
 // and gitleaks reads that copy. Translate panics on a bad regex; the panic
 // is returned as an error naming the file.
-func translateGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (cfg config.Config, err error) {
-	text := config.DefaultConfig
+func translateGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (config.Config, error) {
 	if data == nil {
-		name = "gitleaks default config"
-	} else {
-		text = string(data)
+		vc, err := decodeDefaultConfig()
+		if err != nil {
+			return config.Config{}, err
+		}
+		return translateViper("gitleaks default config", vc)
 	}
-
-	gitleaksConfigMu.Lock()
-	defer gitleaksConfigMu.Unlock()
-	gitleaksExtendDepth = 0
-	defer func() {
-		gitleaksExtendDepth = 0
-		if r := recover(); r != nil {
-			cfg = config.Config{}
-			err = fmt.Errorf("gitleaks config %s: invalid: %v", name, r)
-		}
-	}()
-
 	var vc config.ViperConfig
-	if data == nil {
-		// The default config decodes the same straight from its toml as
-		// through viper (TestDefaultConfigDecodesAsViper), at a tenth of
-		// the cost.
-		if err := toml.Unmarshal([]byte(text), &vc); err != nil {
-			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
-		}
-	} else {
+	{ // a fresh viper, not gitleaks' global one
 		v := viper.New()
 		v.SetConfigType("toml")
-		if err := v.ReadConfig(strings.NewReader(text)); err != nil {
+		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
 		}
 		if err := v.Unmarshal(&vc); err != nil {
@@ -197,6 +180,36 @@ func translateGitleaksData(name string, data []byte, readRelative func(string) (
 		defer os.RemoveAll(filepath.Dir(tmp))
 		vc.Extend.Path = tmp
 	}
+	return translateViper(name, vc)
+}
+
+// decodeDefaultConfig decodes gitleaks' default config. It decodes the
+// same straight from its toml as through viper
+// (TestDefaultConfigDecodesAsViper), at a tenth of the cost.
+func decodeDefaultConfig() (config.ViperConfig, error) {
+	var vc config.ViperConfig
+	if err := toml.Unmarshal([]byte(config.DefaultConfig), &vc); err != nil {
+		return config.ViperConfig{}, fmt.Errorf("gitleaks default config: %w", err)
+	}
+	return vc, nil
+}
+
+// translateViper translates vc with gitleaks' Translate, under
+// gitleaksConfigMu, its stop words kept out of tries (takeStopWords), its
+// Path cleared and its rules' tags clipped. vc is not changed. Translate
+// panics on a bad regex; the panic is returned as an error naming name.
+func translateViper(name string, vc config.ViperConfig) (cfg config.Config, err error) {
+	gitleaksConfigMu.Lock()
+	defer gitleaksConfigMu.Unlock()
+	gitleaksExtendDepth = 0
+	defer func() {
+		gitleaksExtendDepth = 0
+		if r := recover(); r != nil {
+			cfg = config.Config{}
+			err = fmt.Errorf("gitleaks config %s: invalid: %v", name, r)
+		}
+	}()
+	vc = ownRules(vc)
 	stops := takeStopWords(&vc)
 	cfg, err = vc.Translate()
 	if err != nil {
@@ -221,6 +234,26 @@ func translateGitleaksData(name string, data []byte, readRelative func(string) (
 		cfg.Rules[id] = r
 	}
 	return cfg, nil
+}
+
+// ownRules copies what translating vc writes to: its rules, their
+// keywords (Translate lowercases them in place) and allowlists
+// (takeStopWords empties their stop words), so that the caller's vc is
+// never changed.
+func ownRules(vc config.ViperConfig) config.ViperConfig {
+	vc.Rules = slices.Clone(vc.Rules)
+	for i := range vc.Rules {
+		r := &vc.Rules[i]
+		r.Keywords = slices.Clone(r.Keywords)
+		r.Allowlists = slices.Clone(r.Allowlists)
+		for j, a := range r.Allowlists {
+			if a != nil {
+				c := *a
+				r.Allowlists[j] = &c
+			}
+		}
+	}
+	return vc
 }
 
 // takeStopWords takes the stop words out of the rule allowlists of vc that

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
@@ -64,12 +63,13 @@ const (
 // of rules a decoded value matched.
 const maxDecodingDetectors = 256
 
-// newFastDetect returns nil when the fast path does not apply to cfg.
-func newFastDetect(cfg config.Config, version string) *fastDetect {
+// newFastDetect returns nil when the fast path does not apply to the rules
+// of src.
+func newFastDetect(src *ruleSource, version string) *fastDetect {
 	if version != fastGitleaksVersion {
 		return nil
 	}
-	rules := newRuleWindows(cfg)
+	rules := newRuleWindows(src)
 	if rules == nil {
 		return nil
 	}
@@ -83,12 +83,7 @@ func newFastDetect(cfg config.Config, version string) *fastDetect {
 		if d, ok := cache[key]; ok {
 			return d
 		}
-		c := cfg
-		c.Rules = make(map[string]config.Rule, len(ids))
-		for _, id := range ids {
-			c.Rules[id] = cfg.Rules[id]
-		}
-		d := detect.NewDetector(c)
+		d := detect.NewDetector(src.subset(ids))
 		d.MaxDecodeDepth = DecodeDepth
 		if len(cache) < maxDecodingDetectors {
 			cache[key] = d
@@ -115,7 +110,7 @@ func (f *fastDetect) detect(ctx context.Context, frag fragment, li *lineIndex) [
 	for _, g := range f.decoding(dec).DetectContext(ctx, frag) {
 		// Findings of a decoding pass carry the decoding's tags after
 		// the rule's; the first pass's are in out already.
-		if len(g.Tags) > len(f.rules.cfg.Rules[g.RuleID].Tags) {
+		if len(g.Tags) > len(f.rules.src.rule(g.RuleID).Tags) {
 			out = append(out, g)
 		}
 	}

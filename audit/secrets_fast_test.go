@@ -39,21 +39,29 @@ func sample(n int) int {
 
 func defaultFast(t testing.TB) (*fastDetect, *detect.Detector) {
 	t.Helper()
-	cfg, err := loadGitleaksConfig("", ".")
+	src, err := loadRules("", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fastAndStock(t, cfg)
+	return fastAndStockOf(t, src)
 }
 
 // fastAndStock are the fast path and gitleaks' own detector over cfg.
 func fastAndStock(t testing.TB, cfg config.Config) (*fastDetect, *detect.Detector) {
 	t.Helper()
-	f := newFastDetect(cfg, fastGitleaksVersion)
+	return fastAndStockOf(t, eagerRules(cfg))
+}
+
+// fastAndStockOf are the fast path over src's rules (the default ones
+// translated one by one as they are needed) and gitleaks' own detector
+// over the whole config translated at once.
+func fastAndStockOf(t testing.TB, src *ruleSource) (*fastDetect, *detect.Detector) {
+	t.Helper()
+	f := newFastDetect(src, fastGitleaksVersion)
 	if f == nil {
 		t.Fatal("the fast path does not apply to the config")
 	}
-	stock := detect.NewDetector(cfg)
+	stock := detect.NewDetector(src.full())
 	stock.MaxDecodeDepth = DecodeDepth
 	return f, stock
 }
@@ -103,7 +111,7 @@ func TestFastPathAppliesToDefaultRules(t *testing.T) {
 			t.Errorf("%s is windowed, but its matches can span any number of lines", id)
 		}
 	}
-	if newFastDetect(mustDefaultConfig(t), "v8.31.0") != nil {
+	if newFastDetect(eagerRules(mustDefaultConfig(t)), "v8.31.0") != nil {
 		t.Error("the fast path must only be used with the gitleaks version it mirrors")
 	}
 	// A rule another rule requires runs on the whole text.
@@ -112,7 +120,7 @@ func TestFastPathAppliesToDefaultRules(t *testing.T) {
 	gh := cfg.Rules["github-pat"]
 	gh.RequiredRules = []*config.Required{{RuleID: "jwt"}}
 	cfg.Rules["github-pat"] = gh
-	f2 := newFastDetect(cfg, fastGitleaksVersion)
+	f2 := newFastDetect(eagerRules(cfg), fastGitleaksVersion)
 	if f2.rules.windowedRule("jwt") != nil || f2.rules.windowedRule("github-pat") != nil {
 		t.Error("a rule with required rules, or required by one, must not be windowed")
 	}
@@ -502,7 +510,7 @@ func TestCostlyPrechecks(t *testing.T) {
 	f, _ := defaultFast(t)
 	var costly []string
 	for _, r := range f.rules.windowed {
-		if foldWork(r.re.String()) > costlyFoldWork {
+		if foldWork(r.re().String()) > costlyFoldWork {
 			costly = append(costly, r.id)
 		}
 	}

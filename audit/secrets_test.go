@@ -748,12 +748,12 @@ tags = ["prod"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	for id, r := range s.cfg.Rules {
+	for id, r := range s.rules.full().Rules {
 		if cap(r.Tags) != len(r.Tags) {
 			t.Errorf("rule %s: tags len %d cap %d", id, len(r.Tags), cap(r.Tags))
 		}
 	}
-	if got := s.cfg.Rules["internal-token"].Tags; len(got) != 3 {
+	if got := s.rules.rule("internal-token").Tags; len(got) != 3 {
 		t.Errorf("tags %q", got)
 	}
 	content := "x = itk_abcdefghij0123456789\n"
@@ -810,7 +810,7 @@ func TestGitleaksSpanEqualsSecret(t *testing.T) {
 			if isDecoded(f) || f.StartLine == 0 {
 				continue
 			}
-			start, end := gitleaksSpan(li, f, s.cfg.Rules[f.RuleID])
+			start, end := gitleaksSpan(li, f, s.rules.rule(f.RuleID))
 			if got := text[start:end]; got != f.Secret {
 				t.Errorf("%s L%d col %d-%d: span %q, secret %q", f.RuleID, f.StartLine, f.StartColumn, f.EndColumn, got, f.Secret)
 			}

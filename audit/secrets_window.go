@@ -11,7 +11,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
 )
@@ -53,7 +52,7 @@ import (
 // when one's path matches. gitleaks' filter (a generic finding yields
 // to a specific one on its line) is applied across all rules.
 type ruleWindows struct {
-	cfg      config.Config
+	src      *ruleSource
 	windowed []windowedRule // sorted by id
 	// whole runs the rules that run together (built on first use: most
 	// texts need it for no path, and its keyword trie is ~2.5 MB).
@@ -74,7 +73,7 @@ type ruleWindows struct {
 
 type windowedRule struct {
 	id string
-	re *regexp.Regexp
+	re func() *regexp.Regexp // the rule's, translated on first use
 	// prechecks are built on the rule's first window (none for a pattern
 	// costly to print, see foldWork: its precheck would cost more to
 	// derive, ~25 ms for curl-auth-user, than a run saves with it). pre
@@ -116,6 +115,44 @@ var assignTail = sync.OnceValue(func() []string {
 	return out
 })
 
+// ruleAnchors is what a rule's windows take from its pattern: whether it
+// is anchored (ok), its anchors with the newlines a match holds before and
+// after one, and whether the anchor is followed by an assignment tail
+// (assign; see windowedRule).
+type ruleAnchors struct {
+	ok            bool
+	anchors       []string
+	before, after int
+	assign        bool
+	assignRest    int
+}
+
+// analyzeAnchors derives pattern's ruleAnchors from its syntax tree.
+func analyzeAnchors(pattern string) ruleAnchors {
+	a, ok := anchorsOf(pattern)
+	if !ok {
+		return ruleAnchors{}
+	}
+	f := ruleAnchors{ok: true, anchors: a.anchors, before: a.before, after: a.after}
+	if isAssignTail(a.next) {
+		f.assign = true
+		for _, n := range a.next[len(assignTail()):] {
+			f.assignRest = min(f.assignRest+newlines(n), unbounded)
+		}
+	}
+	return f
+}
+
+// anchorsFor is analyzeAnchors(pattern), read from defaultAnchors for the
+// patterns of gitleaks' default rules: deriving them (parsing each pattern
+// again, then walking its tree) was ~5 ms of every process.
+func anchorsFor(pattern string) ruleAnchors {
+	if f, ok := defaultAnchors[pattern]; ok {
+		return f
+	}
+	return analyzeAnchors(pattern)
+}
+
 // isAssignTail reports whether next starts with assignTail.
 func isAssignTail(next []*syntax.Regexp) bool {
 	tail := assignTail()
@@ -135,35 +172,31 @@ func isAssignTail(next []*syntax.Regexp) bool {
 const assignReach = 4 + 5
 
 // newRuleWindows returns nil when no rule of cfg can be windowed.
-func newRuleWindows(cfg config.Config) *ruleWindows {
-	required := map[string]bool{}
-	for _, r := range cfg.Rules {
-		for _, req := range r.RequiredRules {
-			required[req.RuleID] = true
-		}
-	}
-	w := &ruleWindows{cfg: cfg, keywords: map[string][]string{}}
-	for id, r := range cfg.Rules {
-		for _, k := range r.Keywords {
+func newRuleWindows(src *ruleSource) *ruleWindows {
+	w := &ruleWindows{src: src, keywords: map[string][]string{}}
+	for id, m := range src.meta {
+		for _, k := range m.keywords {
 			w.keywords[id] = append(w.keywords[id], strings.ToLower(k))
 		}
 	}
-	wholeCfg := cfg
-	wholeCfg.Rules = map[string]config.Rule{}
-	for id, r := range cfg.Rules {
-		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 || required[id] {
-			wholeCfg.Rules[id] = r
-			if r.Regex == nil && r.Path != nil && !r.SkipReport {
-				w.paths = append(w.paths, r.Path)
+	var whole []string
+	for _, id := range src.ids {
+		m := src.meta[id]
+		if m.pattern == "" || m.skipReport || len(m.required) > 0 || m.requiredBy {
+			whole = append(whole, id)
+			if m.pattern == "" && m.path != "" && !m.skipReport {
+				w.paths = append(w.paths, src.rule(id).Path)
 			} else {
 				w.wholeAlways = true
 			}
 			continue
 		}
-		pattern := r.Regex.String()
-		a, ok := anchorsOf(pattern)
-		wr := windowedRule{id: id, re: r.Regex, anchor: a, anchored: ok}
-		if !ok {
+		pattern := m.pattern
+		f := anchorsFor(pattern)
+		wr := windowedRule{id: id, anchored: f.ok, assign: f.assign, assignRest: f.assignRest,
+			anchor: anchorInfo{anchors: f.anchors, before: f.before, after: f.after}}
+		wr.re = sync.OnceValue(func() *regexp.Regexp { return src.rule(id).Regex })
+		if !f.ok {
 			wr.needs = sync.OnceValue(func() []string {
 				tree, err := syntax.Parse(pattern, syntax.Perl)
 				if err != nil {
@@ -173,20 +206,15 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 			})
 		}
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
-			return prechecksOf(pattern, a.anchors)
+			return prechecksOf(pattern, f.anchors)
 		})
-		if ok && isAssignTail(a.next) {
-			wr.assign = true
-			for _, n := range a.next[len(assignTail()):] {
-				wr.assignRest = min(wr.assignRest+newlines(n), unbounded)
-			}
-		}
 		wr.keywords = w.keywords[id]
-		one := cfg
-		r.Keywords = nil
-		one.Rules = map[string]config.Rule{id: r}
-		one.Keywords = map[string]struct{}{}
 		wr.det = sync.OnceValue(func() *detect.Detector {
+			one := src.subset([]string{id})
+			r := one.Rules[id]
+			r.Keywords = nil
+			one.Rules[id] = r
+			one.Keywords = map[string]struct{}{}
 			d := detect.NewDetector(one)
 			d.MaxDecodeDepth = 0
 			return d
@@ -196,14 +224,13 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 	if len(w.windowed) == 0 {
 		return nil
 	}
-	slices.SortFunc(w.windowed, func(a, b windowedRule) int { return strings.Compare(a.id, b.id) })
 	w.whole = sync.OnceValue(func() *detect.Detector {
-		d := detect.NewDetector(wholeCfg)
+		d := detect.NewDetector(src.subset(whole))
 		d.MaxDecodeDepth = 0
 		return d
 	})
 	w.all = sync.OnceValue(func() *detect.Detector {
-		d := detect.NewDetector(cfg)
+		d := detect.NewDetector(src.full())
 		d.MaxDecodeDepth = 0
 		return d
 	})
@@ -218,7 +245,7 @@ func newRuleWindows(cfg config.Config) *ruleWindows {
 		}
 		return id
 	}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Keywords)) {
+	for _, k := range slices.Sorted(maps.Keys(src.base.Keywords)) {
 		w.isKeyword[add(k)] = true
 	}
 	for i := range w.windowed {
@@ -367,7 +394,7 @@ func (r *windowedRule) matches(text string, win window, lits textLiterals) bool 
 			return false
 		}
 	}
-	return r.re.MatchString(sub)
+	return r.re().MatchString(sub)
 }
 
 // startsIn reports whether at matches the text from an occurrence of one
@@ -591,8 +618,8 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 		lits := w.scanLiterals(lower, alower)
 		fold := hasFoldRune(text)
 		nl := newlineOffsets(text)
-		for id, r := range w.cfg.Rules {
-			if keep[id] || r.Regex == nil || ctx.Err() != nil {
+		for _, id := range w.src.ids {
+			if keep[id] || w.src.meta[id].pattern == "" || ctx.Err() != nil {
 				continue
 			}
 			if !runs(w.keywords[id], lits.present) {
@@ -603,7 +630,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				continue // no match without them
 			}
 			if wr == nil || !wr.anchored || fold || ranges == nil {
-				if matchTouches(r.Regex, text, 0, ranges) {
+				if matchTouches(w.src.rule(id).Regex, text, 0, ranges) {
 					keep[id] = true
 				}
 				continue
@@ -615,7 +642,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				if !touchesAny(ranges, win.start, win.end) {
 					continue
 				}
-				if wr.matches(text, win, lits) && matchTouches(r.Regex, text[win.start:win.end], win.start, ranges) {
+				if wr.matches(text, win, lits) && matchTouches(wr.re(), text[win.start:win.end], win.start, ranges) {
 					keep[id] = true
 					break
 				}
@@ -625,9 +652,9 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 	for changed := true; changed; {
 		changed = false
 		for id := range keep {
-			for _, req := range w.cfg.Rules[id].RequiredRules {
-				if _, ok := w.cfg.Rules[req.RuleID]; ok && !keep[req.RuleID] {
-					keep[req.RuleID] = true
+			for _, req := range w.src.meta[id].required {
+				if _, ok := w.src.meta[req]; ok && !keep[req] {
+					keep[req] = true
 					changed = true
 				}
 			}

@@ -297,9 +297,8 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	if err != nil {
 		return nil, err
 	}
-	// The scanner's rules (~21 ms of CPU) load while the source is read,
-	// with the collector paused: for a small change they are a fifth of
-	// the run (go run ./bench/cmd/startup).
+	// The scanner is built while the source is read, with the collector
+	// paused (go run ./bench/cmd/startup).
 	scannerBuilt := pauseGC()
 	defer scannerBuilt()
 	var scanner *audit.Scanner
@@ -475,11 +474,11 @@ var gcPaused struct {
 const pausedHeapLimit = 256 << 20
 
 // pauseGC turns the garbage collector off until resume is called (once is
-// enough; more calls do nothing), for the start-up of a run: loading
-// gitleaks' rules allocates ~25 MB that are
-// either kept for the whole run or garbage at once, and collecting while
-// they load only marks them again and again (4 of the 6 collections of a
-// 1-file range, ~6% of its CPU). Runs may overlap (ctxpack serve): the
+// enough; more calls do nothing), for the start-up of a run: building the
+// scanner and the first reads of the source allocate what is either kept
+// for the whole run or garbage at once, and collecting meanwhile only marks
+// it again and again (without the pause a 1-file range costs ~6% more CPU,
+// measured on gin and prometheus). Runs may overlap (ctxpack serve): the
 // collector comes back when the last of them resumes.
 func pauseGC() (resume func()) {
 	gcPaused.Lock()
