@@ -9,7 +9,6 @@ import (
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/utils/binary"
-	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -66,7 +65,7 @@ func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
 	ch.Binary = isBinary(oldData) || isBinary(newData)
 	if !ch.Binary {
 		newLine := 1
-		for _, d := range diff.Do(string(oldData), string(newData)) {
+		for _, d := range lineDiff(string(oldData), string(newData)) {
 			if d.Text == "" {
 				continue
 			}

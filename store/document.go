@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +19,7 @@ const (
 
 // sectionKeyRE is what a section key may be: it names the section in
 // revision_conflict and finalize_validation details.
-var sectionKeyRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var sectionKeyRE = lazyRegexp(`^[a-z][a-z0-9_]{0,63}$`)
 
 // Document is an agent's document: its sections by key, each as canonical
 // JSON (keys sorted, no insignificant space), so equal documents are equal
@@ -75,7 +74,7 @@ func ParseDocument(data []byte) (Document, error) {
 	doc := Document{}
 	var bad []string
 	for k, v := range obj {
-		if !sectionKeyRE.MatchString(k) {
+		if !sectionKeyRE().MatchString(k) {
 			bad = append(bad, k)
 			continue
 		}
@@ -87,7 +86,7 @@ func ParseDocument(data []byte) (Document, error) {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return nil, invalid(map[string]any{"requested_field": "document", "invalid_section_keys": clipKeys(bad), "allowed_pattern": sectionKeyRE.String()},
+		return nil, invalid(map[string]any{"requested_field": "document", "invalid_section_keys": clipKeys(bad), "allowed_pattern": sectionKeyRE().String()},
 			"write: invalid section key(s) %s: use lower-case letters, digits and _ (starting with a letter, at most 64)", strings.Join(quoteAll(clipKeys(bad)), ", "))
 	}
 	return doc, nil

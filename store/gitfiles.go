@@ -36,7 +36,7 @@ func (f *RepoFiles) ReadFile(ctx context.Context, commit, p string) ([]byte, err
 	if commit == "" {
 		return f.readWorktree(p)
 	}
-	if !hexRE.MatchString(commit) || (len(commit) != 40 && len(commit) != 64) {
+	if !hexRE().MatchString(commit) || (len(commit) != 40 && len(commit) != 64) {
 		return nil, fmt.Errorf("the pack's commit %q is not a full commit id", clip(commit, 80))
 	}
 	if f.repo == nil || !f.repo.IsGit() {

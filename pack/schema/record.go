@@ -12,3 +12,6 @@ func RecordJSON() []byte { return recordSchema }
 func ValidateRecord(data []byte) error {
 	return validate("record.schema.json", recordSchema, data)
 }
+
+// ptr is a pointer to v, for decoded_schemas.go.
+func ptr[T any](v T) *T { return &v }

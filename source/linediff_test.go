@@ -1,0 +1,131 @@
+package source
+
+import (
+	"math/rand/v2"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/utils/diff"
+)
+
+// editLines applies n random line edits (insert, delete, replace,
+// duplicate, move to the end) to text, with lines drawn from pool.
+func editLines(r *rand.Rand, text string, n int, pool []string) string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for range n {
+		i := 0
+		if len(lines) > 0 {
+			i = r.IntN(len(lines))
+		}
+		l := pool[r.IntN(len(pool))]
+		switch k := r.IntN(5); {
+		case k == 0 || len(lines) == 0:
+			lines = append(lines[:i], append([]string{l}, lines[i:]...)...)
+		case k == 1:
+			lines = append(lines[:i], lines[i+1:]...)
+		case k == 2:
+			lines[i] = l
+		case k == 3:
+			lines = append(lines[:i], append([]string{lines[i]}, lines[i:]...)...)
+		default:
+			moved := lines[i]
+			lines = append(append(lines[:i], lines[i+1:]...), moved)
+		}
+	}
+	out := strings.Join(lines, "")
+	if r.IntN(4) == 0 {
+		out = strings.TrimSuffix(out, "\n") // a last line without '\n'
+	}
+	return out
+}
+
+// checkLineDiff reports whether the diffs came from trimmed texts.
+func checkLineDiff(t *testing.T, old, new string) bool {
+	t.Helper()
+	got, trimmed := trimmedLineDiff(old, new)
+	if want := diff.Do(old, new); !reflect.DeepEqual(got, want) {
+		t.Fatalf("lineDiff differs from diff.Do\nold: %.300q\nnew: %.300q\n got %v\nwant %v", old, new, got, want)
+	}
+	return trimmed
+}
+
+// TestLineDiffIsDiffDo: lineDiff gives diff.Do's diffs on small hand-made
+// cases (repeated lines next to the change, where the clean-up slides an
+// edit), on random edits of repetitive texts, and on the files of this
+// repository's recent commits.
+func TestLineDiffIsDiffDo(t *testing.T) {
+	cases := [][2]string{
+		{"", ""}, {"", "a\n"}, {"a\n", ""}, {"a", "a\n"}, {"a\n", "a"}, {"a\nb", "a\nbc"},
+		{"a\nb\n", "a\nx\na\nb\n"}, {"x\na\n", "x\na\na\n"}, {"a\na\na\n", "a\na\na\na\n"},
+		{"a\nb\na\nb\n", "a\nb\na\nb\na\nb\n"}, {"k\nk\nk\nk\nk\nk\nk\nk\nz\n", "k\nk\nk\nk\nk\nk\nk\nk\nk\nz\n"},
+		{"head\n" + strings.Repeat("same\n", 50) + "tail", "head\n" + strings.Repeat("same\n", 51) + "tail"},
+	}
+	for _, c := range cases {
+		checkLineDiff(t, c[0], c[1])
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	pool := []string{"a\n", "b\n", "\n", "}\n", "x := 1\n", "// note\n", "a", "b"}
+	trimmed := 0
+	for i := range 3000 {
+		var b strings.Builder
+		for range r.IntN(60 + i%3*100) {
+			b.WriteString(pool[r.IntN(len(pool)-2)])
+		}
+		old := b.String()
+		if checkLineDiff(t, old, editLines(r, old, 1+r.IntN(4), pool)) {
+			trimmed++
+		}
+	}
+	// A changelog: a line added at its top, the rest of it left out.
+	log := "# History\n\n" + strings.Repeat("* fix a thing\n* bump a dependency\n\n", 500)
+	if !checkLineDiff(t, log, strings.Replace(log, "\n\n", "\n\n* new entry\n", 1)) {
+		t.Error("a line added to a long file was diffed over the whole file")
+	}
+	if trimmed < 500 {
+		t.Errorf("only %d of 3000 random edits diffed on trimmed texts", trimmed)
+	}
+	// Real files: each file of this repository's last commits against its
+	// previous version.
+	out, err := exec.Command("git", "-C", "..", "log", "-n", "40", "--format=%H", "--no-merges").Output()
+	if err != nil {
+		t.Skipf("git log: %v", err) // a source archive without history
+	}
+	pairs := 0
+	for _, c := range strings.Fields(string(out)) {
+		names, err := exec.Command("git", "-C", "..", "diff", "--name-only", "--diff-filter=M", c+"~1", c).Output()
+		if err != nil {
+			continue
+		}
+		for _, name := range strings.Fields(string(names)) {
+			old, err1 := exec.Command("git", "-C", "..", "show", c+"~1:"+name).Output()
+			new, err2 := exec.Command("git", "-C", "..", "show", c+":"+name).Output()
+			if err1 != nil || err2 != nil || len(old) > 1<<20 {
+				continue
+			}
+			checkLineDiff(t, string(old), string(new))
+			pairs++
+		}
+	}
+	t.Logf("%d real file versions compared", pairs)
+}
+
+// FuzzLineDiff diffs two versions of a file a repository controls, the
+// second an edit of the first: lineDiff gives exactly diff.Do's diffs.
+func FuzzLineDiff(f *testing.F) {
+	f.Add("a\nb\nc\n", uint64(1), uint8(2))
+	f.Add("x\na\n", uint64(7), uint8(1))
+	f.Add(strings.Repeat("k\n", 30)+"z", uint64(3), uint8(5))
+	f.Fuzz(func(t *testing.T, old string, seed uint64, edits uint8) {
+		if len(old) > 4096 {
+			return
+		}
+		r := rand.New(rand.NewPCG(seed, seed>>7))
+		pool := append(strings.SplitAfter(old, "\n"), "a\n", "\n", "q")
+		checkLineDiff(t, old, editLines(r, old, 1+int(edits%8), pool))
+	})
+}
