@@ -3,8 +3,6 @@ package pack
 import (
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,17 +41,8 @@ func documentPacks(t testing.TB) map[string]any {
 		"not a struct": []string{"a", "b"},
 		"nil map":      map[string]int(nil),
 	}
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
-	for _, g := range goldens {
-		data, err := os.ReadFile(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p Pack
-		if err := json.Unmarshal(data, &p); err != nil {
-			t.Fatal(err)
-		}
-		values[g] = &p
+	for g, p := range goldenPacks(t) {
+		values[g] = p
 	}
 	return values
 }

@@ -62,17 +62,8 @@ func TestEncodeMatchesJSON(t *testing.T) {
 		"nil pointer":        (*Pack)(nil),
 		"not a struct":       []string{"a", "b"},
 	}
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
-	for _, g := range goldens {
-		data, err := os.ReadFile(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p Pack
-		if err := json.Unmarshal(data, &p); err != nil {
-			t.Fatal(err)
-		}
-		values[g] = &p
+	for g, p := range goldenPacks(t) {
+		values[g] = p
 	}
 	for name, v := range values {
 		var got bytes.Buffer
@@ -98,17 +89,8 @@ func TestEncodeDigest(t *testing.T) {
 		"full": {SchemaVersion: 1, PackID: "pk_zzzzzzzz", Type: "full", Budget: Budget{UsedChars: 12},
 			Contents: []Item{{ID: "a:1:1", Path: "a", Content: "x\u2028<&>\xff\n", Redactions: []Redaction{}}}},
 	}
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
-	for _, g := range goldens {
-		data, err := os.ReadFile(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p Pack
-		if err := json.Unmarshal(data, &p); err != nil {
-			t.Fatal(err)
-		}
-		packs[g] = &p
+	for g, p := range goldenPacks(t) {
+		packs[g] = p
 	}
 	for name, p := range packs {
 		t.Run(name, func(t *testing.T) {
@@ -127,4 +109,26 @@ func TestEncodeDigest(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goldenPacks are the packs of testdata/*.golden.json, by file name.
+func goldenPacks(t testing.TB) map[string]*Pack {
+	t.Helper()
+	out := map[string]*Pack{}
+	goldens, err := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no golden packs in testdata (%v)", err)
+	}
+	for _, g := range goldens {
+		data, err := os.ReadFile(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p Pack
+		if err := json.Unmarshal(data, &p); err != nil {
+			t.Fatal(err)
+		}
+		out[g] = &p
+	}
+	return out
 }

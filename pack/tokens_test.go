@@ -154,17 +154,24 @@ func TestCountTokensMatchesTokenizer(t *testing.T) {
 		texts = append(texts, randomText(r, 200))
 	}
 	for _, s := range texts {
-		want, err := codec.Count(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := CountTokens(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Fatalf("CountTokens(%q) = %d, the tokenizer counts %d", s, got, want)
-		}
+		sameCount(t, s)
+	}
+}
+
+// sameCount fails t unless CountTokens counts s as the tokenizer package
+// does.
+func sameCount(t testing.TB, s string) {
+	t.Helper()
+	want, err := codec.Count(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := CountTokens(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Fatalf("CountTokens = %d, the tokenizer counts %d: %.200q", got, want, s)
 	}
 }
 
@@ -224,17 +231,7 @@ func TestCountTokensMatchesTokenizerOnRealFiles(t *testing.T) {
 		texts = append(texts, string(data))
 	}
 	for _, s := range texts {
-		want, err := codec.Count(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := CountTokens(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Fatalf("CountTokens = %d, the tokenizer counts %d: %.200q", got, want, s)
-		}
+		sameCount(t, s)
 	}
 	if len(texts) < 60 {
 		t.Fatalf("only %d texts checked", len(texts))
