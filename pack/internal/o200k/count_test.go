@@ -80,3 +80,28 @@ func TestRankMisses(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheCountsAsCount: a Cache answers Count's counts, for pieces of
+// every length around its limit and for many more pieces than it has
+// slots (so that pieces share and evict slots).
+func TestCacheCountsAsCount(t *testing.T) {
+	var c Cache
+	r := rand.New(rand.NewPCG(9, 10))
+	alphabet := []rune("abcxyz  \n\t=_-é日QZ09")
+	for i := range 4 * cacheSize {
+		n := 1 + i%20
+		var b strings.Builder
+		for range n {
+			b.WriteRune(alphabet[r.IntN(len(alphabet))])
+		}
+		p := b.String()
+		for range 2 { // the second time from the cache, if still there
+			if got, want := c.Count(p), Count(p); got != want {
+				t.Fatalf("Cache.Count(%q) = %d, Count %d", p, got, want)
+			}
+		}
+	}
+	if got := c.Count(""); got != 0 {
+		t.Fatalf("Cache.Count(\"\") = %d", got)
+	}
+}
