@@ -149,7 +149,7 @@ func TestCountTokensMatchesTokenizer(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(5, 6))
-	texts := []string{"", "hello world", "don't STOP'LL", "\xff\xfeabc def", strings.Repeat("func main() {\n\tx := 1\n}\n", 50)}
+	texts := []string{"", "hello world", "don't STOP'LL", "\xff\xfeabc def", "a\x7fb \x7f\x7f", strings.Repeat("func main() {\n\tx := 1\n}\n", 50)}
 	for i := 0; i < 200; i++ {
 		texts = append(texts, randomText(r, 200))
 	}
