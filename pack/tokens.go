@@ -22,6 +22,10 @@ var (
 	codecErr  error
 )
 
+// pieceCounts are the caches of piece counts the counts of this process
+// take turns with (one per goroutine at a time).
+var pieceCounts = sync.Pool{New: func() any { return new(o200k.Cache) }}
+
 // tokenChunk is the size of the pieces CountTokens counts in parallel.
 const tokenChunk = 256 << 10
 
@@ -58,8 +62,11 @@ func loadTokenizer() error {
 func countTokens(s string, chunk int) (int, error) {
 	if len(s) <= chunk {
 		// One chunk: counted here, without workers (a change pack counts
-		// many small texts).
-		n, err := countText(s, nil)
+		// many small texts, the same ones again while it fits its budget:
+		// the pool keeps their pieces' counts from one call to the next).
+		c := pieceCounts.Get().(*o200k.Cache)
+		n, err := countText(s, c)
+		pieceCounts.Put(c)
 		if err != nil {
 			return 0, fmt.Errorf("count tokens: %w", err)
 		}
@@ -94,7 +101,8 @@ func newCounter() (*counter, error) {
 	c := &counter{chunks: make(chan string, n), counts: make([]int, n), errs: make([]error, n)}
 	for w := range n {
 		c.done.Go(func() {
-			cache := new(o200k.Cache)
+			cache := pieceCounts.Get().(*o200k.Cache)
+			defer pieceCounts.Put(cache)
 			for chunk := range c.chunks {
 				if c.errs[w] != nil {
 					continue // drain, so that senders never block
