@@ -22,8 +22,8 @@ var (
 	codecErr  error
 )
 
-// pieceCounts are the caches of piece counts the counts of this process
-// take turns with (one per goroutine at a time).
+// pieceCounts holds caches of piece counts (o200k.Cache) for the counts of
+// this process to reuse, each by one goroutine at a time.
 var pieceCounts = sync.Pool{New: func() any { return new(o200k.Cache) }}
 
 // tokenChunk is the size of the pieces CountTokens counts in parallel.
