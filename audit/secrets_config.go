@@ -91,9 +91,9 @@ func loadGitleaksData(name string, data []byte, readRelative func(string) ([]byt
 // decoded toml, and a repository's own config needs no translation of the
 // default rules for it (TestDefaultAllowPathsFromToml).
 var defaultAllowPaths = sync.OnceValues(func() (map[string]bool, error) {
-	var vc config.ViperConfig
-	if err := toml.Unmarshal([]byte(config.DefaultConfig), &vc); err != nil {
-		return nil, fmt.Errorf("gitleaks default config: %w", err)
+	vc, err := defaultViper()
+	if err != nil {
+		return nil, err
 	}
 	paths := map[string]bool{}
 	add := func(ps []string) {
@@ -155,22 +155,20 @@ func cloneConfig(c config.Config) config.Config {
 // is returned as an error naming the file.
 func translateGitleaksData(name string, data []byte, readRelative func(string) ([]byte, error)) (config.Config, error) {
 	if data == nil {
-		vc, err := decodeDefaultConfig()
+		vc, err := defaultViper()
 		if err != nil {
 			return config.Config{}, err
 		}
 		return translateViper("gitleaks default config", vc)
 	}
+	v := viper.New() // a fresh viper, not gitleaks' global one
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
+		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
+	}
 	var vc config.ViperConfig
-	{ // a fresh viper, not gitleaks' global one
-		v := viper.New()
-		v.SetConfigType("toml")
-		if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
-			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
-		}
-		if err := v.Unmarshal(&vc); err != nil {
-			return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
-		}
+	if err := v.Unmarshal(&vc); err != nil {
+		return config.Config{}, fmt.Errorf("gitleaks config %s: %w", name, err)
 	}
 	if vc.Extend.Path != "" {
 		tmp, err := materializeExtend(name, vc.Extend.Path, readRelative)
@@ -183,16 +181,18 @@ func translateGitleaksData(name string, data []byte, readRelative func(string) (
 	return translateViper(name, vc)
 }
 
-// decodeDefaultConfig decodes gitleaks' default config. It decodes the
-// same straight from its toml as through viper
-// (TestDefaultConfigDecodesAsViper), at a tenth of the cost.
-func decodeDefaultConfig() (config.ViperConfig, error) {
+// defaultViper is gitleaks' default config decoded, once per process
+// (~0.5 ms): its path conditions, its rules translated one by one and the
+// whole translation all start from it, and translateViper copies what
+// translating writes to. It decodes the same straight from its toml as
+// through viper (TestDefaultConfigDecodesAsViper), at a tenth of the cost.
+var defaultViper = sync.OnceValues(func() (config.ViperConfig, error) {
 	var vc config.ViperConfig
 	if err := toml.Unmarshal([]byte(config.DefaultConfig), &vc); err != nil {
 		return config.ViperConfig{}, fmt.Errorf("gitleaks default config: %w", err)
 	}
 	return vc, nil
-}
+})
 
 // translateViper translates vc with gitleaks' Translate, under
 // gitleaksConfigMu, its stop words kept out of tries (takeStopWords), its

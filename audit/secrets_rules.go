@@ -33,8 +33,8 @@ type ruleSource struct {
 
 // ruleMeta is what the windows need of a rule before it is translated.
 type ruleMeta struct {
-	pattern, path string // the sources of its regex and path ("": none)
-	keywords      []string
+	pattern, path string   // the sources of its regex and path ("": none)
+	keywords      []string // lowercased, as gitleaks' prefilter compares them
 	required      []string // the ids of its required rules
 	requiredBy    bool     // another rule requires it
 	skipReport    bool
@@ -109,7 +109,7 @@ func loadRules(name string, data []byte, readRelative func(string) ([]byte, erro
 // required rule, an allowlist that targets rules), which it does not in
 // the gitleaks version built in (TestRulesLazily).
 var lazyDefaultRules = sync.OnceValues(func() (*ruleSource, error) {
-	vc, err := decodeDefaultConfig()
+	vc, err := defaultViper()
 	if err != nil {
 		return nil, err
 	}

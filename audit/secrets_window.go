@@ -66,9 +66,6 @@ type ruleWindows struct {
 	// isKeyword and isAnchor tell them apart by id.
 	lits                *literals
 	isKeyword, isAnchor []bool
-	// keywords are every rule's keywords, lowercased (for the decoding
-	// passes, which consider every rule).
-	keywords map[string][]string
 }
 
 type windowedRule struct {
@@ -173,12 +170,7 @@ const assignReach = 4 + 5
 
 // newRuleWindows returns nil when no rule of cfg can be windowed.
 func newRuleWindows(src *ruleSource) *ruleWindows {
-	w := &ruleWindows{src: src, keywords: map[string][]string{}}
-	for id, m := range src.meta {
-		for _, k := range m.keywords {
-			w.keywords[id] = append(w.keywords[id], strings.ToLower(k))
-		}
-	}
+	w := &ruleWindows{src: src}
 	var whole []string
 	for _, id := range src.ids {
 		m := src.meta[id]
@@ -208,7 +200,7 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
 			return prechecksOf(pattern, f.anchors)
 		})
-		wr.keywords = w.keywords[id]
+		wr.keywords = m.keywords
 		wr.det = sync.OnceValue(func() *detect.Detector {
 			one := src.subset([]string{id})
 			r := one.Rules[id]
@@ -622,7 +614,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			if keep[id] || w.src.meta[id].pattern == "" || ctx.Err() != nil {
 				continue
 			}
-			if !runs(w.keywords[id], lits.present) {
+			if !runs(w.src.meta[id].keywords, lits.present) {
 				continue
 			}
 			wr := w.windowedRule(id)
