@@ -10,7 +10,7 @@ func RecordJSON() []byte { return recordSchema }
 
 // ValidateRecord checks transparency record bytes against the record schema.
 func ValidateRecord(data []byte) error {
-	return validate("record.schema.json", recordSchema, data)
+	return validate("record.schema.json", data)
 }
 
 // ptr is a pointer to v, for decoded_schemas.go.
