@@ -27,6 +27,10 @@ type anchorInfo struct {
 	// pattern's top-level concatenation or the anchors are not all of
 	// what the node before it matches.
 	next []*syntax.Regexp
+	// prev is the concatenation's nodes before the anchor, and inConcat
+	// whether prev and next are known (the same cases as next).
+	prev     []*syntax.Regexp
+	inConcat bool
 	// whole: the anchors are every string the node they come from can
 	// match, so what follows that node follows the anchor.
 	whole bool
@@ -339,11 +343,11 @@ func candidates(re *syntax.Regexp, top bool) []anchorInfo {
 			for _, c := range candidates(s, false) {
 				c.before = min(c.before+sum(0, i), unbounded)
 				c.after = min(c.after+sum(i+1, len(re.Sub)), unbounded)
-				c.next = nil
+				c.next, c.prev, c.inConcat = nil, nil, false
 				w := c.whole
 				c.whole = false // of the child, not of re
 				if top && w {
-					c.next = re.Sub[i+1:]
+					c.next, c.prev, c.inConcat = re.Sub[i+1:], re.Sub[:i], true
 				}
 				out = append(out, c)
 			}
@@ -363,7 +367,7 @@ func candidates(re *syntax.Regexp, top bool) []anchorInfo {
 					after:   sum(i, len(re.Sub)),
 				}
 				if top {
-					c.next = re.Sub[j:]
+					c.next, c.prev, c.inConcat = re.Sub[j:], re.Sub[:i], true
 				}
 				out = append(out, c)
 			}

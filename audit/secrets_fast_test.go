@@ -345,6 +345,9 @@ func sameFindings(t *testing.T, f *fastDetect, stock *detect.Detector, frag frag
 	if g := findingsKey(got); !slices.Equal(g, want) {
 		t.Fatalf("%s: fast path findings differ\n got: %q\nwant: %q\ntext: %q", frag.FilePath, g, want, frag.Raw)
 	}
+	if g := fastWithSpans(f, frag); !slices.Equal(g, want) {
+		t.Fatalf("%s: fast path findings differ with every window tested through its spans\n got: %q\nwant: %q\ntext: %q", frag.FilePath, g, want, frag.Raw)
+	}
 }
 
 func TestFastDetectMatchesStockOnRealFiles(t *testing.T) {

@@ -23,9 +23,25 @@ import (
 )
 
 // fastStockDiff runs the fast path and gitleaks' stock detector on frag.
+//
+// The fast path runs twice: as configured, and with every window tested
+// through the spans around its anchors (longWindow 0); got is the first
+// run's findings unless the second differs from want.
 func fastStockDiff(f *fastDetect, stock *detect.Detector, frag fragment) (got, want []string) {
 	want = findingsKey(stock.DetectContext(context.Background(), frag))
-	return findingsKey(f.detect(context.Background(), frag, newLineIndex(frag.Raw))), want
+	got = findingsKey(f.detect(context.Background(), frag, newLineIndex(frag.Raw)))
+	if spans := fastWithSpans(f, frag); !slices.Equal(spans, want) {
+		return spans, want
+	}
+	return got, want
+}
+
+// fastWithSpans is the fast path's findings with every window tested
+// through the spans around its anchors (see matchesNear).
+func fastWithSpans(f *fastDetect, frag fragment) []string {
+	defer func(n int) { longWindow = n }(longWindow)
+	longWindow = 0
+	return findingsKey(f.detect(context.Background(), frag, newLineIndex(frag.Raw)))
 }
 
 // advPieces are the pieces the adversarial generator strings together:

@@ -94,6 +94,9 @@ type windowedRule struct {
 	assign     bool
 	assignRest int
 	det        func() *detect.Detector // the rule alone, without keywords
+	// extent bounds its matches around the anchor, for long windows (nil:
+	// not bounded; derived on the first long window).
+	extent func() *ruleExtent
 }
 
 // assignTail is what follows the keyword in generic-api-key and in the
@@ -200,6 +203,9 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
 			return prechecksOf(pattern, f.anchors)
 		})
+		if f.ok {
+			wr.extent = sync.OnceValue(func() *ruleExtent { return extentOf(pattern, f.anchors) })
+		}
 		wr.keywords = m.keywords
 		wr.det = sync.OnceValue(func() *detect.Detector {
 			one := src.subset([]string{id})
@@ -363,8 +369,10 @@ func runs(keywords []string, present map[string]bool) bool {
 	return false
 }
 
-// matches reports whether the rule's pattern matches the window win of
-// text (whose anchors' offsets lits holds).
+// matches reports whether the rule's pattern may match the window win of
+// text (whose anchors' offsets lits holds): never false where it matches;
+// true where it does not only when a long window's spans say so (see
+// matchesNear), and its callers then run the rule itself on the window.
 //
 // With an anchored precheck it first looks for an anchor occurrence in
 // the window where the precheck matches: a match M of the rule in the
@@ -376,15 +384,16 @@ func runs(keywords []string, present map[string]bool) bool {
 func (r *windowedRule) matches(text string, win window, lits textLiterals) bool {
 	sub := text[win.start:win.end]
 	pre, at := r.prechecks()
-	switch {
-	case at != nil:
-		if !r.startsIn(at, text, win, lits) {
-			return false
+	if at != nil && !r.startsIn(at, text, win, lits) {
+		return false
+	}
+	if len(sub) >= longWindow && r.extent != nil {
+		if ext := r.extent(); ext != nil {
+			return r.matchesNear(text, win, lits, ext)
 		}
-	case pre != nil:
-		if !pre.MatchString(sub) {
-			return false
-		}
+	}
+	if at == nil && pre != nil && !pre.MatchString(sub) {
+		return false
 	}
 	return r.re().MatchString(sub)
 }

@@ -183,6 +183,9 @@ func TestFastDetectMatchesStockOnTree(t *testing.T) {
 		if g := findingsKey(got); !slices.Equal(g, want) {
 			t.Fatalf("%s: fast path findings differ\n got: %d findings\nwant: %d", file.path, len(g), len(want))
 		}
+		if g := fastWithSpans(f, frag); !slices.Equal(g, want) {
+			t.Fatalf("%s: fast path findings differ with every window tested through its spans\n got: %d findings\nwant: %d", file.path, len(g), len(want))
+		}
 		found += len(want)
 	}
 	t.Logf("%d files, %d findings", len(files), found)

@@ -1,0 +1,197 @@
+package audit
+
+import (
+	"math/rand/v2"
+	"regexp/syntax"
+	"strings"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/internal/secrettest"
+)
+
+func TestMaxEnd(t *testing.T) {
+	for _, c := range []struct {
+		pattern, text string
+		p, want       int
+	}{
+		{`abc`, "xxxxxxxx", 0, 3},
+		{`a{2,5}`, "xxxxxxxx", 1, 6},
+		{`[a-z]+`, "abc1def", 0, 3},
+		{`[a-z]+`, "abc1def", 4, 7},
+		{`[a-z]*=`, "abc=def", 0, 4},
+		{`(?i)k+`, "kK\u212akx", 0, 6},     // the Kelvin sign folds to k (3 bytes)
+		{`[é]+`, "ééé!", 0, 6},             // two-byte runes
+		{`[\x{FFFD}]+`, "\xff\xfe!", 0, 2}, // invalid bytes match as U+FFFD, one byte each
+		{`(?:ab|[0-9]+)x`, "1234567", 0, 7},
+		{`(?:[a-z]+;){0,3}`, "ab;cd;ef;gh;", 0, 9}, // runs inside a bounded repetition
+		{`(?:ab)+`, "abababab", 0, 8},              // not one rune: up to the limit
+		{`.+`, "ab\ncd", 0, 2},
+		{`(?s).+`, "ab\ncd", 0, 5},
+		{`\bx\b`, "", 0, 1},
+	} {
+		re, err := syntax.Parse(c.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := maxEnd(re, c.text, c.p, max(len(c.text), c.want)); got != c.want {
+			t.Errorf("maxEnd(%q, %q, %d) = %d, want %d", c.pattern, c.text, c.p, got, c.want)
+		}
+	}
+}
+
+func TestMaxLen(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		want    int
+	}{
+		{`abc`, 3},
+		{`(?i)k`, 3}, // the Kelvin sign
+		{`(?i)s`, 2}, // ſ
+		{`[a-z]{0,50}?`, 50},
+		{`[\w.-]{2,4}|é{3}`, 6},
+		{`x+`, unbounded},
+		{`(?:)+`, 0},
+		{`^\b$`, 0},
+		{`.`, 4},
+	} {
+		re, err := syntax.Parse(c.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := maxLen(re); got != c.want {
+			t.Errorf("maxLen(%q) = %d, want %d", c.pattern, got, c.want)
+		}
+	}
+}
+
+// longLines are minified-looking texts: the generated secrets and
+// assignments of scanTexts and the adversarial pieces, joined into lines
+// tens of kilobytes long by separators a bundle has.
+func longLines(t testing.TB) []string {
+	r := rand.New(rand.NewPCG(11, 12))
+	fake := secrettest.Make(11)
+	pieces := advPieces(r, fake, secrettest.NewGen(12))
+	var out []string
+	seps := []string{";", ",", " ", "", "{", "}", ";var a=", ",token:"}
+	for i := 0; i < 6; i++ {
+		var b strings.Builder
+		for b.Len() < 6000+r.IntN(12000) {
+			s := advText(r, pieces)
+			b.WriteString(strings.NewReplacer("\n", seps[r.IntN(len(seps))], "\r", "").Replace(s))
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		out = append(out, b.String())
+	}
+	for _, f := range scanTexts(t) {
+		if len(out) >= 12 {
+			break
+		}
+		if len(f.text) > 2000 {
+			out = append(out, strings.ReplaceAll(f.text, "\n", ";"))
+		}
+	}
+	return out
+}
+
+// TestExtentBoundsMatches: every match of a default rule's pattern in long
+// one-line texts (FindAll's, and the first one from each anchor's line
+// offset on) lies within the bounds ruleExtent gives around one of its
+// anchor occurrences, and matchesNear finds a match wherever the pattern
+// has one.
+func TestExtentBoundsMatches(t *testing.T) {
+	f, _ := defaultFast(t)
+	w := f.rules
+	texts := longLines(t)
+	checked, bounded := 0, 0
+	for i := range w.windowed {
+		wr := &w.windowed[i]
+		if !wr.anchored || wr.extent == nil {
+			continue
+		}
+		ext := wr.extent()
+		if ext == nil {
+			continue
+		}
+		bounded++
+		re := wr.re()
+		for _, text := range texts {
+			lower := asciiLower(text)
+			lits := w.scanLiterals(lower, lower)
+			var occ [][2]int // offset, anchor length
+			for k, id := range wr.anchorID {
+				for _, o := range lits.at[id] {
+					occ = append(occ, [2]int{o, len(wr.anchor.anchors[k])})
+				}
+			}
+			if len(occ) == 0 {
+				continue // no match without an anchor (TestFastDetectMatchesStock*)
+			}
+			var ms [][]int
+			ms = append(ms, re.FindAllStringIndex(text, -1)...)
+			for k, o := range occ {
+				if k%max(len(occ)/8, 1) != 0 {
+					continue // a sample: each search runs to the text's end
+				}
+				from := max(o[0]-ext.before-8, 0)
+				if m := re.FindStringIndex(text[from:]); m != nil {
+					ms = append(ms, []int{from + m[0], from + m[1]})
+				}
+			}
+			for _, m := range ms {
+				if !withinExtent(text, m, occ, ext) {
+					t.Fatalf("%s: match [%d,%d) is beyond every anchor's extent", wr.id, m[0], m[1])
+				}
+				checked++
+			}
+			win := window{0, len(text), 0}
+			if re.MatchString(text) && !wr.matchesNear(text, win, lits, ext) {
+				t.Fatalf("%s: the pattern matches a long line where its spans do not", wr.id)
+			}
+		}
+	}
+	if bounded < 50 || checked < 50 {
+		t.Fatalf("%d rules with an extent, %d matches checked: the test checks too little", bounded, checked)
+	}
+	t.Logf("%d rules with an extent, %d matches checked", bounded, checked)
+}
+
+func withinExtent(text string, m []int, occ [][2]int, ext *ruleExtent) bool {
+	for _, o := range occ {
+		if o[0] < m[0] || o[0]+o[1] > m[1] {
+			continue
+		}
+		if (ext.before >= unbounded || m[0] >= o[0]-ext.before) && m[1] <= ext.end(text, o[0]+o[1], len(text)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExtentOf: extents only for anchors that are a node of the top-level
+// concatenation, with what comes before them bounded or not.
+func TestExtentOf(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		ok      bool
+		before  int
+	}{
+		{`[a-z]{0,5}secret[0-9]+`, true, 5},
+		{`(?i)(?:token|secret)[ \t]*=[ \t]*([a-z0-9]{32})`, true, 0},
+		{`[a-z]*apikey=[0-9]{8}`, true, unbounded},
+		{`x(?:ab|cd)*secret`, true, unbounded},
+		{`secret[0-9]+|token[a-z]+`, false, 0}, // the anchors are not a node of a concatenation
+	} {
+		a, ok := anchorsOf(c.pattern)
+		if !ok {
+			t.Fatalf("%q: no anchors", c.pattern)
+		}
+		ext := extentOf(c.pattern, a.anchors)
+		if (ext != nil) != c.ok {
+			t.Errorf("extentOf(%q) = %v, want an extent: %v", c.pattern, ext, c.ok)
+			continue
+		}
+		if ext != nil && ext.before != c.before {
+			t.Errorf("extentOf(%q).before = %d, want %d", c.pattern, ext.before, c.before)
+		}
+	}
+}
