@@ -128,3 +128,43 @@ func BenchmarkMayDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLiterals is the one pass over a text that finds gitleaks'
+// keywords and the rules' anchors, and the one that finds the credential
+// words, over the generated tree's texts or CTXPACK_SCAN_TREE's:
+//
+//	CTXPACK_SCAN_TREE=/tmp/hugo go test -run '^$' -bench Literals ./audit/
+func BenchmarkLiterals(b *testing.B) {
+	var texts []string
+	if os.Getenv("CTXPACK_SCAN_TREE") != "" {
+		for _, s := range treeTexts(b) {
+			texts = append(texts, asciiLower(s))
+		}
+	} else {
+		for _, it := range generatedItems() {
+			texts = append(texts, asciiLower(string(it.Content)))
+		}
+	}
+	total := 0
+	for _, s := range texts {
+		total += len(s)
+	}
+	f, _ := defaultFast(b)
+	for _, c := range []struct {
+		name string
+		lits *literals
+	}{{"rules", f.rules.lits}, {"credentials", credentialNeedles()}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(total))
+			n := 0
+			for b.Loop() {
+				for _, s := range texts {
+					c.lits.scan(s, nil, func(int, int) { n++ })
+				}
+			}
+			if n == 0 {
+				b.Fatal("no occurrence found")
+			}
+		})
+	}
+}
