@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // TestPauseGC: overlapping runs keep the collector off until the last one
@@ -38,4 +40,46 @@ func TestPauseGC(t *testing.T) {
 	if l := limit(); l != 1<<30 {
 		t.Fatalf("memory limit %d after both runs resumed, want %d", l, 1<<30)
 	}
+}
+
+// TestPauseGCEndsAtFirstCollection: the first collection after a pause
+// starts (which only the memory limit forces while the percent is off)
+// ends it, restoring the percent and the limit; a later resume changes
+// nothing, the end of an earlier window does not end the current one, and
+// the next pause starts paused again.
+func TestPauseGCEndsAtFirstCollection(t *testing.T) {
+	prev := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(prev)
+	prevLimit := debug.SetMemoryLimit(1 << 30)
+	defer debug.SetMemoryLimit(prevLimit)
+	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+
+	resume := pauseGC()
+	gcPaused.Lock()
+	gen := gcPaused.gen
+	gcPaused.Unlock()
+	restoreGC(gen - 1) // an earlier window's sentinel
+	if p := percent(); p != -1 {
+		t.Fatalf("GC percent %d after an earlier window ended, want -1 (off)", p)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for percent() != 150 {
+		if time.Now().After(deadline) {
+			t.Fatal("the collector is still paused after collections")
+		}
+		runtime.GC() // the finalizer runs on its own goroutine, after it
+		time.Sleep(time.Millisecond)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 1<<30 {
+		t.Fatalf("memory limit %d after the first collection, want %d", l, 1<<30)
+	}
+	resume()
+	if p := percent(); p != 150 {
+		t.Fatalf("GC percent %d after the run resumed too, want 150", p)
+	}
+	again := pauseGC()
+	if p := percent(); p != -1 {
+		t.Fatalf("GC percent %d in the next pause, want -1 (off)", p)
+	}
+	again()
 }

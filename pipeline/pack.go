@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -299,14 +300,12 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	}
 	// The scanner is built while the source is read, with the collector
 	// paused (go run ./bench/cmd/startup).
-	scannerBuilt := pauseGC()
-	defer scannerBuilt()
+	defer pauseGC()()
 	var scanner *audit.Scanner
 	var scanErr error
 	loaded := make(chan struct{})
 	go func() {
 		defer close(loaded)
-		defer scannerBuilt()
 		scanner, scanErr = NewScanner(ctx, repo, cfg)
 	}()
 	repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
@@ -459,33 +458,43 @@ func Query(ctx context.Context, opts PackOptions, text string, maxChars int) (*p
 	return qp, data, nil
 }
 
-// gcPaused counts the runs in pauseGC's window; old is the GC percent to
-// restore when the last one ends.
+// gcPaused counts the runs in pauseGC's window; old and oldLimit are the
+// GC percent and memory limit to restore when it ends, on whether it has
+// not ended yet, and gen numbers the windows.
 var gcPaused struct {
 	sync.Mutex
 	n, old   int
 	oldLimit int64
+	on       bool
+	gen      int
 }
 
-// pausedHeapLimit bounds the heap while the collector is paused: should the
-// scanner's construction stall (a base configuration fetched from a slow
-// promisor) while the source is read, the collector runs again at this
-// size instead of letting the heap grow.
-const pausedHeapLimit = 256 << 20
+// pausedHeapLimit bounds the heap while the collector is paused: the
+// first collection it forces ends the pause. A 1-file range allocates
+// ~10–20 MB in all and never reaches it (CPU, 11 alternating runs: gin
+// 66 → 63 ms, cobra 58 → 51, flask 56 → 53; peak RSS +5 MB); a large
+// pack reaches it early and goes on at its own GC percent (small full
+// trees: peak RSS +2–8 MB, still under a third of repomix's).
+const pausedHeapLimit = 32 << 20
 
 // pauseGC turns the garbage collector off until resume is called (once is
-// enough; more calls do nothing), for the start-up of a run: building the
-// scanner and the first reads of the source allocate what is either kept
-// for the whole run or garbage at once, and collecting meanwhile only marks
-// it again and again (without the pause a 1-file range costs ~6% more CPU,
-// measured on gin and prometheus). Runs may overlap (ctxpack serve): the
-// collector comes back when the last of them resumes.
+// enough; more calls do nothing) or the heap reaches pausedHeapLimit,
+// whichever comes first: what a small run allocates is either kept for the
+// whole run or garbage at once, and collecting meanwhile only marks it
+// again and again. Runs may overlap (ctxpack serve): the collector comes
+// back when the last of them resumes.
 func pauseGC() (resume func()) {
 	gcPaused.Lock()
 	if gcPaused.n == 0 {
 		gcPaused.old = debug.SetGCPercent(-1)
 		gcPaused.oldLimit = debug.SetMemoryLimit(-1) // -1 only reads it
 		debug.SetMemoryLimit(min(gcPaused.oldLimit, pausedHeapLimit))
+		gcPaused.on = true
+		gcPaused.gen++
+		// With the percent off, only the limit starts a collection; the
+		// first one finds the sentinel unreachable and ends the window.
+		gen := gcPaused.gen
+		runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) { go restoreGC(gen) })
 	}
 	gcPaused.n++
 	gcPaused.Unlock()
@@ -495,10 +504,31 @@ func pauseGC() (resume func()) {
 			gcPaused.Lock()
 			gcPaused.n--
 			if gcPaused.n == 0 {
-				debug.SetGCPercent(gcPaused.old)
-				debug.SetMemoryLimit(gcPaused.oldLimit)
+				restoreGCLocked()
 			}
 			gcPaused.Unlock()
 		})
+	}
+}
+
+// gcSentinel is allocated unreachable at each pause: its finalizer runs
+// after the first collection that follows (it holds a pointer, so the
+// allocator does not batch it with other small objects).
+type gcSentinel struct{ _ *int }
+
+// restoreGC ends pause window gen, if it is still the one in force.
+func restoreGC(gen int) {
+	gcPaused.Lock()
+	if gcPaused.gen == gen {
+		restoreGCLocked()
+	}
+	gcPaused.Unlock()
+}
+
+func restoreGCLocked() {
+	if gcPaused.on {
+		debug.SetGCPercent(gcPaused.old)
+		debug.SetMemoryLimit(gcPaused.oldLimit)
+		gcPaused.on = false
 	}
 }

@@ -129,9 +129,8 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
 	snap.Source.Config = cfg.Origin
-	scannerBuilt := pauseGC()
+	defer pauseGC()()
 	scanner, err := p.scanner(ctx, cfg)
-	scannerBuilt()
 	if err != nil {
 		return nil, err
 	}
