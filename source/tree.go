@@ -169,7 +169,11 @@ func (t *headTree) Grep(ctx context.Context, words []string, opts pack.GrepOptio
 		return out, nil
 	}
 	if t.r.gitCLI() {
-		args := []string{"grep", "-z", "-o", "-F", "-I", "--no-color", "--no-textconv"}
+		// One thread: grepping a commit's tree, git's threads take turns
+		// at the object store behind one lock, and inflating the blobs
+		// is nearly all of the work, so more threads only add CPU
+		// (hugo, 907 Go files: 46 → 32 ms task-clock, same elapsed).
+		args := []string{"grep", "--threads=1", "-z", "-o", "-F", "-I", "--no-color", "--no-textconv"}
 		if !opts.Substring {
 			args = append(args, "-w")
 		}
