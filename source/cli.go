@@ -424,10 +424,11 @@ func (b *cliBackend) lookupRevision(ctx context.Context, rev string) (ObjectID, 
 // ranges, "X^@", "X^!" and "X^-N" as parent shorthands, "^X" as an
 // exclusion; and with --quiet a reflog entry past the log's end ("@{N}")
 // exits where cat-file dies. Those, any "<rev>:<path>" or ":/<text>" (the
-// path may be relative to a working directory), and anything with a
-// space, a control byte or a backslash go to rev-parse. What is left —
-// refs, full or short hex ids, "~N", "^N" and "^{type}" suffixes — is
-// looked up identically by both.
+// path may be relative to a working directory), anything cat-file's line
+// cannot carry (a blank or control byte), and a backslash (no ref name
+// holds one) go to rev-parse. What is left — refs, full or short hex ids,
+// "~N", "^N", "^{type}" and "^{/text}" suffixes — is looked up by the same
+// code with the same flags but for messages.
 func plainRevision(rev string) bool {
 	if rev == "" || rev[0] == '^' || rev[0] == '-' {
 		return false
@@ -660,7 +661,9 @@ var errAmbiguous = errors.New("ambiguous object name")
 // object id git found, its type and, with contents, its bytes (else its
 // size in decimal).
 func (c *catFile) ask(name string, contents bool) (ObjectID, string, []byte, error) {
-	if name == "" || strings.ContainsAny(name, " \n") {
+	if name == "" || strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
+		// git takes the whole line as the name and answers "<name>
+		// missing": a blank would split that answer differently.
 		return "", "", nil, fmt.Errorf("bad object id %q", name)
 	}
 	c.mu.Lock()
