@@ -345,3 +345,71 @@ func TestHistoryMemoAnswersAsGit(t *testing.T) {
 		}
 	}
 }
+
+// TestReadNoteRunsGitOnlyWhenARefCanExist checks that reading a note runs
+// no git notes when no ref git could take for the notes ref exists, and
+// otherwise answers as git notes does.
+func TestReadNoteRunsGitOnlyWhenARefCanExist(t *testing.T) {
+	const ref = "refs/notes/ctxpack"
+	addNote := func(g *gittest.Repo, at, text string) {
+		g.Git("notes", "--ref="+ref, "add", "-m", text, at)
+	}
+	cases := []struct {
+		name  string
+		setup func(g *gittest.Repo, c1, c2 string)
+		runs  int  // git notes processes
+		found bool // a note of c1
+		fails bool // git notes fails, so does ReadNote
+	}{
+		{name: "no notes", setup: func(*gittest.Repo, string, string) {}},
+		{name: "other notes", setup: func(g *gittest.Repo, c1, _ string) {
+			g.Git("notes", "--ref=refs/notes/other", "add", "-m", "x", c1)
+		}},
+		{name: "a note", setup: func(g *gittest.Repo, c1, _ string) { addNote(g, c1, "record") }, runs: 1, found: true},
+		{name: "another commit's note", setup: func(g *gittest.Repo, _, c2 string) { addNote(g, c2, "record") }, runs: 1},
+		{name: "packed", setup: func(g *gittest.Repo, c1, _ string) {
+			addNote(g, c1, "record")
+			g.Git("pack-refs", "--all")
+		}, runs: 1, found: true},
+		{name: "a branch git takes for the notes ref", setup: func(g *gittest.Repo, c1, _ string) {
+			addNote(g, c1, "record")
+			g.Git("update-ref", "refs/heads/"+ref, ref)
+			g.Git("update-ref", "-d", ref)
+		}, runs: 1, found: true},
+		{name: "a dangling notes ref", setup: func(g *gittest.Repo, _, _ string) {
+			g.WriteBytes(".git/"+ref, []byte(strings.Repeat("ab", 20)+"\n"))
+		}, runs: 1, fails: true},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("a", "1\n")
+			c1 := g.Commit("one")
+			g.Write("a", "2\n")
+			c2 := g.Commit("two")
+			tc.setup(g, c1, c2)
+			// What git notes says.
+			out, err := g.TryGit(nil, "notes", "--ref="+ref, "list", c1)
+			gitFound, gitFails := err == nil, err != nil && !strings.Contains(err.Error(), ": exit status 1\n")
+			if gitFound != tc.found || gitFails != tc.fails {
+				t.Fatalf("git notes list: %q, %v", out, err)
+			}
+			want := ""
+			if gitFound {
+				want = g.Git("cat-file", "blob", out)
+			}
+			runs := logGit(t)
+			for name, r := range cliRepos(t, g.Dir) {
+				runs.take()
+				data, ok, err := r.ReadNote(ctx, ref, ObjectID(c1))
+				if tc.fails != (err != nil) || ok != tc.found || strings.TrimSpace(string(data)) != want {
+					t.Errorf("%s: ReadNote = %q, %v, %v; git notes: %q", name, data, ok, err, want)
+				}
+				if got := runs.take()["notes --ref"]; got != tc.runs {
+					t.Errorf("%s: ran git notes %d times, want %d", name, got, tc.runs)
+				}
+			}
+		})
+	}
+}
