@@ -239,6 +239,7 @@ func TestGitProcessesOfARange(t *testing.T) {
 	g := gittest.New(t)
 	base, head := buildHistory(g)
 	g.Git("branch", "base", base)
+	parent := ObjectID(g.Git("rev-parse", head+"~1"))
 	runs := logGit(t)
 	ctx := context.Background()
 	cases := []struct {
@@ -268,9 +269,11 @@ func TestGitProcessesOfARange(t *testing.T) {
 			if err != nil || snap.Source.Base != base || snap.Source.Head != head || len(snap.Commits) != 2 {
 				t.Fatalf("%s %s: range %+v, %v", name, tc.name, snap, err)
 			}
-			want := map[string]int{"cat-file --batch-check": 1, "cat-file --batch": 1, "merge-base --all": 1, "rev-list --stdin": 1}
+			// A linear branch: no merge-base, no rev-list (see
+			// TestLinearRangeAnswersAsGit).
+			want := map[string]int{"cat-file --batch-check": 1, "cat-file --batch": 1}
 			if tc.name != "ids" {
-				want = map[string]int{"merge-base --all": 1, "rev-list --stdin": 1} // cat-file runs on
+				want = map[string]int{} // cat-file runs on
 			}
 			if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s %s: the range ran %v, want %v", name, tc.name, got, want)
@@ -290,6 +293,16 @@ func TestGitProcessesOfARange(t *testing.T) {
 		p, err := r.Pushed(ctx, ObjectID(head), known)
 		if err != nil || p.Base != base || len(p.Commits) != 2 || p.Snapshot == nil {
 			t.Fatalf("%s: pushed %+v, %v", name, p, err)
+		}
+		if got := runs.take(); len(got) != 0 {
+			t.Errorf("%s: the push ran %v, want nothing", name, got)
+		}
+		// Known commits that are not one base: one rev-list.
+		known = append(known, parent)
+		for range 2 {
+			if u, err := r.Unpublished(ctx, ObjectID(head), known); err != nil || len(u.Commits) != 1 {
+				t.Fatalf("%s: unpublished %+v, %v", name, u, err)
+			}
 		}
 		if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(map[string]int{"rev-list --stdin": 1}) {
 			t.Errorf("%s: the push ran %v, want one rev-list", name, got)
@@ -408,6 +421,119 @@ func TestReadNoteRunsGitOnlyWhenARefCanExist(t *testing.T) {
 				}
 				if got := runs.take()["notes --ref"]; got != tc.runs {
 					t.Errorf("%s: ran git notes %d times, want %d", name, got, tc.runs)
+				}
+			}
+		})
+	}
+}
+
+// TestLinearRangeAnswersAsGit checks the merge base and commit list of
+// ranges against git's, and that git is asked only when the range is not
+// a linear branch of at most maxLinearWalk commits, or when git reads
+// other parents than the commit objects name.
+func TestLinearRangeAnswersAsGit(t *testing.T) {
+	linear := func(g *gittest.Repo, n int) (base, head string) {
+		g.Write("f", "0\n")
+		base = g.Commit("base")
+		for i := range n {
+			g.Write("f", fmt.Sprintf("%d\n", i+1))
+			head = g.Commit(fmt.Sprintf("c%d", i+1))
+		}
+		return base, head
+	}
+	none := map[string]int{}
+	walked := map[string]int{"cat-file --batch": 1}                     // commits read, git not asked
+	git := map[string]int{"merge-base --all": 1, "rev-list --stdin": 1} // nothing read: git's parents differ
+	walkedThenGit := map[string]int{"cat-file --batch": 1, "merge-base --all": 1, "rev-list --stdin": 1}
+	cases := []struct {
+		name     string
+		build    func(g *gittest.Repo) (base, head string)
+		runs     map[string]int // the git processes the two questions start
+		baseIsMB bool           // git says base is the merge base (the fixture does what it says)
+	}{
+		{name: "one commit", build: func(g *gittest.Repo) (string, string) { return linear(g, 1) }, runs: walked, baseIsMB: true},
+		{name: "three commits", build: func(g *gittest.Repo) (string, string) { return linear(g, 3) }, runs: walked, baseIsMB: true},
+		{name: "base is head", build: func(g *gittest.Repo) (string, string) {
+			_, head := linear(g, 1)
+			return head, head
+		}, runs: none, baseIsMB: true},
+		{name: "as long as the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxLinearWalk) }, runs: walked, baseIsMB: true},
+		{name: "longer than the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxLinearWalk+1) }, runs: walkedThenGit, baseIsMB: true},
+		{name: "head below base", build: func(g *gittest.Repo) (string, string) {
+			base, head := linear(g, 2)
+			return head, base
+		}, runs: walkedThenGit},
+		{name: "a merge in the range", build: func(g *gittest.Repo) (string, string) {
+			base, _ := linear(g, 1)
+			g.Git("checkout", "-q", "-b", "side", base)
+			g.Write("s", "side\n")
+			g.Commit("side")
+			g.Git("checkout", "-q", "main")
+			g.Git("merge", "-q", "--no-edit", "side")
+			return base, g.Git("rev-parse", "HEAD")
+		}, runs: walkedThenGit, baseIsMB: true},
+		{name: "base moved on", build: func(g *gittest.Repo) (string, string) {
+			start, _ := linear(g, 1)
+			head := g.Git("rev-parse", "HEAD")
+			g.Git("checkout", "-q", "-b", "other", start)
+			g.Write("o", "o\n")
+			return g.Commit("other"), head
+		}, runs: walkedThenGit},
+		{name: "unrelated", build: func(g *gittest.Repo) (string, string) {
+			_, head := linear(g, 1)
+			g.Git("checkout", "-q", "--orphan", "other")
+			g.Write("o", "o\n")
+			return g.Commit("unrelated root"), head
+		}, runs: walkedThenGit},
+		{name: "a shallow boundary in the range", build: func(g *gittest.Repo) (string, string) {
+			base, head := linear(g, 2)
+			g.WriteBytes(".git/shallow", []byte(g.Git("rev-parse", head+"~1")+"\n"))
+			return base, head
+		}, runs: git},
+		{name: "a graft in the range", build: func(g *gittest.Repo) (string, string) {
+			base, head := linear(g, 2)
+			g.WriteBytes(".git/info/grafts", []byte(g.Git("rev-parse", head+"~1")+"\n"))
+			return base, head
+		}, runs: git},
+		{name: "a replaced commit in the range", build: func(g *gittest.Repo) (string, string) {
+			base, head := linear(g, 2)
+			g.Git("replace", "--graft", head+"~1")
+			return base, head
+		}, runs: walkedThenGit},
+		{name: "a replaced commit that stays linear", build: func(g *gittest.Repo) (string, string) {
+			base, head := linear(g, 3)
+			g.Git("replace", "--graft", head, base)
+			return base, head
+		}, runs: walked, baseIsMB: true},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gittest.New(t)
+			base, head := tc.build(g)
+			out, _ := g.TryGit(nil, "merge-base", "--all", head, base)
+			wantBases := strings.Fields(out)
+			sort.Strings(wantBases)
+			wantList := strings.Fields(g.Git("rev-list", head, "--not", base))
+			sort.Strings(wantList)
+			if isBase := fmt.Sprint(wantBases) == fmt.Sprint([]string{base}); isBase != tc.baseIsMB {
+				t.Fatalf("git's merge base is %v, base %s", wantBases, base)
+			}
+			runs := logGit(t)
+			for name, r := range cliRepos(t, g.Dir) {
+				runs.take()
+				for range 2 {
+					bases, err := r.mergeBases(ctx, ObjectID(head), ObjectID(base))
+					if err != nil || fmt.Sprint(bases) != fmt.Sprint(wantBases) {
+						t.Errorf("%s: merge bases %v, %v; git says %v", name, bases, err, wantBases)
+					}
+					list, err := r.revList(ctx, ObjectID(head), []ObjectID{ObjectID(base)})
+					if err != nil || fmt.Sprint(list) != fmt.Sprint(wantList) {
+						t.Errorf("%s: rev-list %v, %v; git says %v", name, list, err, wantList)
+					}
+				}
+				if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(tc.runs) {
+					t.Errorf("%s: ran %v, want %v", name, got, tc.runs)
 				}
 			}
 		})

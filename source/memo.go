@@ -2,7 +2,12 @@ package source
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -57,6 +62,10 @@ func (r *Repo) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error
 	if ids, ok := r.memo.get(q); ok {
 		return ids, nil
 	}
+	if r.linearRange(ctx, x, y) {
+		ids, _ := r.memo.get(q)
+		return ids, nil
+	}
 	ids, err := r.b.mergeBases(ctx, x, y)
 	if err != nil {
 		return nil, err
@@ -71,10 +80,61 @@ func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) (
 	if ids, ok := r.memo.get(q); ok {
 		return ids, nil
 	}
+	if len(exclude) == 1 && r.linearRange(ctx, head, exclude[0]) {
+		ids, _ := r.memo.get(q)
+		return ids, nil
+	}
 	ids, err := r.b.revList(ctx, head, exclude)
 	if err != nil {
 		return nil, err
 	}
 	r.memo.put(q, ids)
 	return ids, nil
+}
+
+// maxLinearWalk bounds linearRange's walk: a pull request's or a push's
+// commits, read through the running cat-file, cost less than starting
+// git merge-base and git rev-list; a walk that finds no base wastes
+// about as much as one of them.
+const maxLinearWalk = 32
+
+// linearRange answers, without starting git, `git merge-base --all head
+// base` and `git rev-list head --not base` when the git CLI reads the
+// repository and base is on head's parent line, at most maxLinearWalk
+// commits down, with one parent to every commit above it (a linear
+// branch): the merge base is base, the list the commits above it. It
+// reports whether it stored those answers in the memo. Where git reads
+// other parents than the commit objects name (a shallow clone's
+// boundary, grafts) it leaves the questions to git, and so it does on any
+// error: git gives the error.
+func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
+	b, ok := r.cli()
+	if !ok || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
+		return false
+	}
+	for _, f := range []string{
+		filepath.Join(r.commonDir, "shallow"), filepath.Join(r.gitDir, "shallow"),
+		filepath.Join(r.commonDir, "info", "grafts"), filepath.Join(r.gitDir, "info", "grafts"),
+	} {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	var above []ObjectID
+	id := head
+	for range maxLinearWalk + 1 {
+		if id == base {
+			sort.Slice(above, func(i, j int) bool { return above[i] < above[j] })
+			r.memo.put(question("merge-base", head, base), []ObjectID{base})
+			r.memo.put(question("rev-list", head, base), above)
+			return true
+		}
+		c, err := b.commit(ctx, id)
+		if err != nil || len(c.Parents) != 1 {
+			return false
+		}
+		above = append(above, id)
+		id = c.Parents[0]
+	}
+	return false
 }
