@@ -214,6 +214,50 @@ func TestResolveThroughCatFile(t *testing.T) {
 	}
 }
 
+// TestResolveFollowsMovedRefs checks that the long-lived cat-file answers
+// for refs as they are now: a ref moved, created, packed or deleted after
+// it started resolves as rev-parse resolves it then.
+func TestResolveFollowsMovedRefs(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a", "1\n")
+	c1 := g.Commit("one")
+	g.Write("a", "2\n")
+	c2 := g.Commit("two")
+	g.Git("branch", "moving", c1)
+	steps := []struct {
+		change func()
+		rev    string
+		want   string // "" when the ref is gone
+	}{
+		{func() {}, "moving", c1},
+		{func() { g.Git("update-ref", "refs/heads/moving", c2) }, "moving", c2},
+		{func() { g.Git("pack-refs", "--all") }, "moving", c2},
+		{func() { g.Git("update-ref", "refs/heads/moving", c1) }, "moving", c1},
+		{func() { g.Git("branch", "late", c2) }, "late", c2},
+		{func() { g.Git("update-ref", "-d", "refs/heads/moving") }, "moving", ""},
+		{func() {
+			g.Write("a", "3\n")
+			g.Commit("three")
+		}, "main", ""}, // a commit written after cat-file started
+	}
+	for name, r := range cliRepos(t, g.Dir) {
+		g.Git("update-ref", "refs/heads/moving", c1)
+		g.Git("reset", "-q", "--hard", c2)
+		for i, st := range steps {
+			st.change()
+			want := st.want
+			if st.rev == "main" {
+				want = g.Git("rev-parse", "main")
+			}
+			got, err := r.Resolve(st.rev)
+			if want == "" && err == nil || want != "" && (err != nil || got.String() != want) {
+				t.Errorf("%s step %d: Resolve(%q) = %s, %v; want %q", name, i, st.rev, got, err, want)
+			}
+		}
+		g.Git("branch", "-D", "late")
+	}
+}
+
 // TestResolveUnbornHead keeps the empty repository's error.
 func TestResolveUnbornHead(t *testing.T) {
 	g := gittest.New(t)
