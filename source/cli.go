@@ -661,7 +661,7 @@ var errAmbiguous = errors.New("ambiguous object name")
 // object id git found, its type and, with contents, its bytes (else its
 // size in decimal).
 func (c *catFile) ask(name string, contents bool) (ObjectID, string, []byte, error) {
-	if name == "" || strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		// git takes the whole line as the name and answers "<name>
 		// missing": a blank would split that answer differently.
 		return "", "", nil, fmt.Errorf("bad object id %q", name)

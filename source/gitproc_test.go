@@ -579,6 +579,12 @@ func TestLinearRangeAnswersAsGit(t *testing.T) {
 				if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(tc.runs) {
 					t.Errorf("%s: ran %v, want %v", name, got, tc.runs)
 				}
+				// A walk that found no linear branch is not walked again
+				// for the second question.
+				_, walkedInVain := r.memo.get(question("not linear", ObjectID(head), ObjectID(base)))
+				if want := fmt.Sprint(tc.runs) == fmt.Sprint(walkedThenGit); walkedInVain != want {
+					t.Errorf("%s: walked in vain %v, want %v", name, walkedInVain, want)
+				}
 			}
 		})
 	}

@@ -120,6 +120,10 @@ func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
 			return false
 		}
 	}
+	notLinear := question("not linear", head, base)
+	if _, known := r.memo.get(notLinear); known {
+		return false // walked already: both questions go to git
+	}
 	var above []ObjectID
 	id := head
 	for range maxLinearWalk + 1 {
@@ -131,10 +135,11 @@ func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
 		}
 		c, err := b.commit(ctx, id)
 		if err != nil || len(c.Parents) != 1 {
-			return false
+			break
 		}
 		above = append(above, id)
 		id = c.Parents[0]
 	}
+	r.memo.put(notLinear, nil)
 	return false
 }
