@@ -277,8 +277,9 @@ func TestResolveUnbornHead(t *testing.T) {
 }
 
 // TestGitProcessesOfARange counts the git processes a range pack and a
-// pre-push check spawn: the revisions are resolved without one, the
-// merge base and the commit list are asked of git once each.
+// pre-push check spawn on a linear branch: the two cat-file processes and
+// nothing else (revisions resolve through cat-file, the merge base and
+// the commit list come from the commits it reads, each question once).
 func TestGitProcessesOfARange(t *testing.T) {
 	g := gittest.New(t)
 	base, head := buildHistory(g)
@@ -317,7 +318,7 @@ func TestGitProcessesOfARange(t *testing.T) {
 			// TestLinearRangeAnswersAsGit).
 			want := map[string]int{"cat-file --batch-check": 1, "cat-file --batch": 1}
 			if tc.name != "ids" {
-				want = map[string]int{} // cat-file runs on
+				want = map[string]int{} // the first case's cat-file runs on
 			}
 			if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s %s: the range ran %v, want %v", name, tc.name, got, want)
@@ -325,7 +326,7 @@ func TestGitProcessesOfARange(t *testing.T) {
 		}
 
 		// The pre-push hook lists the new commits to plan the push, to
-		// find its diff base and to snapshot it: one rev-list.
+		// find its diff base and to snapshot it: no process at all.
 		r.memo.reset()
 		known := []ObjectID{ObjectID(base)}
 		for range 2 {
