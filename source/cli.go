@@ -363,19 +363,22 @@ func (b *cliBackend) kind(ctx context.Context, id ObjectID) (string, ObjectID, e
 }
 
 func (b *cliBackend) resolve(ctx context.Context, rev string) (ObjectID, error) {
-	out, err := b.run(ctx, nil, "rev-parse", "--verify", "--quiet", rev)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		if strings.HasPrefix(rev, "HEAD") {
-			if _, id, herr := b.head(ctx); herr == nil && id == "" {
-				return "", ErrNoCommits
+	id, ok := b.lookupRevision(ctx, rev)
+	if !ok {
+		out, err := b.run(ctx, nil, "rev-parse", "--verify", "--quiet", rev)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
 			}
+			if strings.HasPrefix(rev, "HEAD") {
+				if _, id, herr := b.head(ctx); herr == nil && id == "" {
+					return "", ErrNoCommits
+				}
+			}
+			return "", errUnknownRevision
 		}
-		return "", errUnknownRevision
+		id = ObjectID(strings.TrimSpace(string(out)))
 	}
-	id := ObjectID(strings.TrimSpace(string(out)))
 	for range 32 { // tags of tags, bounded
 		kind, target, err := b.kind(ctx, id)
 		if err != nil {
@@ -393,6 +396,54 @@ func (b *cliBackend) resolve(ctx context.Context, rev string) (ObjectID, error) 
 		}
 	}
 	return "", errNotCommit
+}
+
+// lookupRevision resolves rev through the running cat-file --batch-check
+// instead of a `git rev-parse --verify --quiet` process of its own, when
+// rev is a plainRevision, on which both run git's same name lookup
+// (get_oid_with_context) and so name the same object. ok is false when
+// cat-file did not find an object (unknown, ambiguous, or naming an object
+// the store lacks) or rev is not plain: resolve then asks rev-parse, whose
+// failure it turns into the errors it always gave.
+func (b *cliBackend) lookupRevision(ctx context.Context, rev string) (ObjectID, bool) {
+	if !plainRevision(rev) || ctx.Err() != nil {
+		return "", false
+	}
+	id, _, _, err := b.check.ask(rev, false)
+	if err != nil {
+		// A dead promisor remote is not asked again by the rev-parse path.
+		_ = b.objectErr("", err)
+		return "", false
+	}
+	return id, true
+}
+
+// plainRevision reports whether rev is a name that `git rev-parse --verify
+// --quiet` and cat-file's batch mode resolve alike. rev-parse reads some
+// arguments before the name lookup both share: "A..B" and "A...B" as
+// ranges, "X^@", "X^!" and "X^-N" as parent shorthands, "^X" as an
+// exclusion; and with --quiet a reflog entry past the log's end ("@{N}")
+// exits where cat-file dies. Those, any "<rev>:<path>" or ":/<text>" (the
+// path may be relative to a working directory), anything cat-file's line
+// cannot carry (a blank or control byte), and a backslash (no ref name
+// holds one) go to rev-parse. What is left — refs, full or short hex ids,
+// "~N", "^N", "^{type}" and "^{/text}" suffixes — is looked up by the same
+// code with the same flags but for messages.
+func plainRevision(rev string) bool {
+	if rev == "" || rev[0] == '^' || rev[0] == '-' {
+		return false
+	}
+	for _, bad := range []string{"..", "^@", "^!", "^-", "@{", ":"} {
+		if strings.Contains(rev, bad) {
+			return false
+		}
+	}
+	for i := 0; i < len(rev); i++ {
+		if c := rev[i]; c <= ' ' || c == 0x7f || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func (b *cliBackend) head(ctx context.Context) (string, ObjectID, error) {
@@ -597,44 +648,62 @@ func (c *catFile) close() error {
 // read asks for one object: its type and, with contents, its bytes (else
 // its size in decimal).
 func (c *catFile) read(ctx context.Context, id ObjectID, contents bool) (string, []byte, error) {
-	if id == "" || strings.ContainsAny(string(id), " \n") {
-		return "", nil, fmt.Errorf("bad object id %q", id)
+	_, typ, data, err := c.ask(string(id), contents)
+	return typ, data, err
+}
+
+// errAmbiguous is cat-file's answer for a short object name that more
+// than one object starts with.
+var errAmbiguous = errors.New("ambiguous object name")
+
+// ask sends one object name (an id, or a revision the caller has checked
+// holds nothing git would read differently on this line) and returns the
+// object id git found, its type and, with contents, its bytes (else its
+// size in decimal).
+func (c *catFile) ask(name string, contents bool) (ObjectID, string, []byte, error) {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		// git takes the whole line as the name and answers "<name>
+		// missing": a blank would split that answer differently.
+		return "", "", nil, fmt.Errorf("bad object id %q", name)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cmd == nil {
 		if err := c.start(); err != nil {
-			return "", nil, err
+			return "", "", nil, err
 		}
 	}
-	if _, err := io.WriteString(c.stdin, string(id)+"\n"); err != nil {
-		return "", nil, c.died(err)
+	if _, err := io.WriteString(c.stdin, name+"\n"); err != nil {
+		return "", "", nil, c.died(err)
 	}
 	header, err := c.stdout.ReadString('\n')
 	if err != nil {
-		return "", nil, c.died(err)
+		return "", "", nil, c.died(err)
 	}
 	f := strings.Fields(header)
 	if len(f) == 2 && f[1] == "missing" {
-		return "", nil, errMissing
+		return "", "", nil, errMissing
+	}
+	if len(f) == 2 && f[1] == "ambiguous" {
+		return "", "", nil, errAmbiguous
 	}
 	if len(f) != 3 {
 		c.stop()
-		return "", nil, fmt.Errorf("git cat-file: unexpected reply %q for %s", strings.TrimSpace(header), id)
+		return "", "", nil, fmt.Errorf("git cat-file: unexpected reply %q for %s", strings.TrimSpace(header), name)
 	}
 	if !contents {
-		return f[1], []byte(f[2]), nil
+		return ObjectID(f[0]), f[1], []byte(f[2]), nil
 	}
 	size, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil || size < 0 {
 		c.stop()
-		return "", nil, fmt.Errorf("git cat-file: bad size in %q", strings.TrimSpace(header))
+		return "", "", nil, fmt.Errorf("git cat-file: bad size in %q", strings.TrimSpace(header))
 	}
 	data := make([]byte, size+1)
 	if _, err := io.ReadFull(c.stdout, data); err != nil {
-		return "", nil, c.died(err)
+		return "", "", nil, c.died(err)
 	}
-	return f[1], data[:size], nil
+	return ObjectID(f[0]), f[1], data[:size], nil
 }
 
 // died stops a process that stopped answering and says why.

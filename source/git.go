@@ -82,7 +82,7 @@ func (r *Repo) Range(ctx context.Context, baseRev, headRev, scope string) (*pack
 // mergeBase is the merge base of a and b (the smallest id when there are
 // several), nil when their histories are unrelated.
 func (r *Repo) mergeBase(ctx context.Context, a, b ObjectID) (*Commit, error) {
-	bases, err := r.b.mergeBases(ctx, b, a)
+	bases, err := r.mergeBases(ctx, b, a)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (r *Repo) mergeBase(ctx context.Context, a, b ObjectID) (*Commit, error) {
 // commitsBetween lists the commits reachable from head and not from base,
 // parents before children (oldest first), ties by committer time then id.
 func (r *Repo) commitsBetween(ctx context.Context, base, head ObjectID) ([]*Commit, error) {
-	ids, err := r.b.revList(ctx, head, []ObjectID{base})
+	ids, err := r.revList(ctx, head, []ObjectID{base})
 	if err != nil {
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (r *Repo) RangeAvailable(baseRev, headRev string) bool {
 	}
 	bh, _ := r.Resolve(baseRev)
 	hh, _ := r.Resolve(headRev)
-	mbs, err := r.b.mergeBases(context.Background(), hh, bh)
+	mbs, err := r.mergeBases(context.Background(), hh, bh)
 	return err == nil && len(mbs) > 0
 }
 

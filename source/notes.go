@@ -1,11 +1,14 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -21,6 +24,9 @@ func (r *Repo) ReadNote(ctx context.Context, notesRef string, commit ObjectID) (
 	if !isCLI {
 		return nil, false, errors.New("notes of this repository are read with go-git (package transparency)")
 	}
+	if strings.HasPrefix(notesRef, "refs/notes/") && b.noRefNamed(notesRef) {
+		return nil, false, nil // git notes would find no notes at all
+	}
 	out, err := b.run(ctx, nil, "notes", "--ref="+notesRef, "list", string(commit))
 	if err != nil {
 		if exitCode(err) == 1 {
@@ -34,6 +40,32 @@ func (r *Repo) ReadNote(ctx context.Context, notesRef string, commit ObjectID) (
 		return nil, false, fmt.Errorf("read the note of %s in %s: blob %s: %w", commit.Short(), notesRef, blob, err)
 	}
 	return data, true, nil
+}
+
+// noRefNamed reports whether no reference exists that git could take
+// the full ref name for, so that `git notes --ref=<name>` would find no
+// notes and need not run: git looks name up as every revision, by its
+// rules (name, refs/name, refs/tags/name, refs/heads/name,
+// refs/remotes/name, refs/remotes/name/HEAD). False whenever it cannot
+// tell: a ref store other than files (reftable), a file or directory at
+// any of those names, packed-refs holding the name anywhere, or an error.
+func (b *cliBackend) noRefNamed(name string) bool {
+	if _, err := os.Lstat(filepath.Join(b.commonDir, "reftable")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	for _, rule := range []string{"%s", "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s", "refs/remotes/%s/HEAD"} {
+		p := filepath.FromSlash(fmt.Sprintf(rule, name))
+		for _, dir := range []string{b.commonDir, b.gitDir} {
+			if _, err := os.Lstat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
+				return false
+			}
+		}
+	}
+	packed, err := os.ReadFile(filepath.Join(b.commonDir, "packed-refs"))
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	return !bytes.Contains(packed, []byte(name))
 }
 
 // ErrNotesMoved is returned by WriteNote when another writer moved the

@@ -98,7 +98,7 @@ func (r *Repo) Unpublished(ctx context.Context, head ObjectID, known []ObjectID)
 			present = append(present, k)
 		}
 	}
-	ids, err := r.b.revList(ctx, head, present)
+	ids, err := r.revList(ctx, head, present)
 	if err != nil {
 		return nil, fmt.Errorf("list the commits of %s not on the remote: %w", head.Short(), err)
 	}

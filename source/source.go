@@ -50,6 +50,8 @@ type Repo struct {
 	gogit             *git.Repository // the go-git backend's repository, else nil
 	gitDir, commonDir string
 	bare              bool
+	// memo answers history questions asked again (see historyMemo).
+	memo historyMemo
 }
 
 // ErrNoCommits is returned when a commit is asked of a repository that has none.

@@ -1,0 +1,145 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// historyMemo keeps the answers of the history questions a run asks more
+// than once: the configuration is read at a range's merge base before the
+// range is snapshotted, and the pre-push hook lists a push's new commits
+// to plan it, to find its diff base and to snapshot it. Between given ids
+// the answers cannot change while the repository is open (a fetch
+// reopens it, with an empty memo); only answers are kept, never errors.
+type historyMemo struct {
+	mu      sync.Mutex
+	answers map[string][]ObjectID // question → sorted ids
+}
+
+// question names one call: its kind and its ids, in order.
+func question(kind string, ids ...ObjectID) string {
+	var b strings.Builder
+	b.WriteString(kind)
+	for _, id := range ids {
+		b.WriteByte(' ')
+		b.WriteString(string(id))
+	}
+	return b.String()
+}
+
+func (m *historyMemo) get(q string) ([]ObjectID, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids, ok := m.answers[q]
+	return slices.Clone(ids), ok
+}
+
+func (m *historyMemo) put(q string, ids []ObjectID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.answers == nil {
+		m.answers = map[string][]ObjectID{}
+	}
+	m.answers[q] = slices.Clone(ids)
+}
+
+func (m *historyMemo) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.answers = nil
+}
+
+// mergeBases is the backend's mergeBases of x and y, asked once.
+func (r *Repo) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error) {
+	q := question("merge-base", x, y)
+	if ids, ok := r.memo.get(q); ok {
+		return ids, nil
+	}
+	if r.linearRange(ctx, x, y) {
+		ids, _ := r.memo.get(q)
+		return ids, nil
+	}
+	ids, err := r.b.mergeBases(ctx, x, y)
+	if err != nil {
+		return nil, err
+	}
+	r.memo.put(q, ids)
+	return ids, nil
+}
+
+// revList is the backend's revList of head without exclude, asked once.
+func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) ([]ObjectID, error) {
+	q := question("rev-list", append([]ObjectID{head}, exclude...)...)
+	if ids, ok := r.memo.get(q); ok {
+		return ids, nil
+	}
+	if len(exclude) == 1 && r.linearRange(ctx, head, exclude[0]) {
+		ids, _ := r.memo.get(q)
+		return ids, nil
+	}
+	ids, err := r.b.revList(ctx, head, exclude)
+	if err != nil {
+		return nil, err
+	}
+	r.memo.put(q, ids)
+	return ids, nil
+}
+
+// maxLinearWalk bounds linearRange's walk: a pull request's or a push's
+// commits, read through the running cat-file, cost less than starting
+// git merge-base and git rev-list; a walk that finds no base wastes
+// about as much as one of them.
+const maxLinearWalk = 32
+
+// linearRange answers, without starting git, `git merge-base --all head
+// base` and `git rev-list head --not base` when the git CLI reads the
+// repository and base is on head's parent line, at most maxLinearWalk
+// commits down, with one parent to every commit above it (a linear
+// branch): the merge base is base, the list the commits above it. It
+// reports whether it stored those answers in the memo. Where git reads
+// other parents than the commit objects name (a shallow clone's
+// boundary, grafts) it leaves the questions to git, and so it does on any
+// error: git gives the error.
+func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
+	b, ok := r.cli()
+	if !ok || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
+		return false
+	}
+	for _, f := range []string{
+		filepath.Join(r.commonDir, "shallow"), filepath.Join(r.gitDir, "shallow"),
+		filepath.Join(r.commonDir, "info", "grafts"), filepath.Join(r.gitDir, "info", "grafts"),
+	} {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	notLinear := question("not linear", head, base)
+	if _, known := r.memo.get(notLinear); known {
+		return false // walked already: both questions go to git
+	}
+	var above []ObjectID
+	id := head
+	for range maxLinearWalk + 1 {
+		if id == base {
+			sort.Slice(above, func(i, j int) bool { return above[i] < above[j] })
+			r.memo.put(question("merge-base", head, base), []ObjectID{base})
+			r.memo.put(question("rev-list", head, base), above)
+			return true
+		}
+		c, err := b.commit(ctx, id)
+		if err != nil || len(c.Parents) != 1 {
+			break
+		}
+		above = append(above, id)
+		id = c.Parents[0]
+	}
+	r.memo.put(notLinear, nil)
+	return false
+}
