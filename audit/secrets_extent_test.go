@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"math/rand/v2"
 	"regexp/syntax"
 	"strings"
@@ -194,4 +196,75 @@ func TestExtentOf(t *testing.T) {
 			t.Errorf("extentOf(%q).before = %d, want %d", c.pattern, ext.before, c.before)
 		}
 	}
+}
+
+// TestNearRangesNeverMisses: on the decoding passes of generated texts
+// full of encoded secrets (and of the same texts on one line), whenever
+// one of an unanchored default rule's matches touches a decoded value,
+// nearRanges finds a match in the lines around the values.
+func TestNearRangesNeverMisses(t *testing.T) {
+	f, _ := defaultFast(t)
+	var rules []*windowedRule
+	for i := range f.rules.windowed {
+		if wr := &f.rules.windowed[i]; !wr.anchored && wr.reach() < unbounded {
+			rules = append(rules, wr)
+		}
+	}
+	if len(rules) == 0 {
+		t.Fatal("no unanchored default rule with bounded newlines: nothing to check")
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	fake := secrettest.Make(21)
+	pieces := advPieces(r, fake, secrettest.NewGen(22))
+	var texts []string
+	for i := 0; i < 300; i++ {
+		texts = append(texts, advText(r, pieces))
+	}
+	for _, c := range adversarialCases(fake) {
+		texts = append(texts, c.text)
+	}
+	// Encoded values that decode to what the unanchored rules with few
+	// newlines look for (40 hex digits; a Facebook access token), among
+	// lines before and after.
+	g := secrettest.NewGen(23)
+	for i := 0; i < 60; i++ {
+		var v string
+		switch i % 3 {
+		case 0:
+			v = "id " + g.Str("0123456789abcdef", 40) + " ok"
+		case 1:
+			v = g.Str("0123456789", 15) + "|" + g.Str(secrettest.Alnum, 30) + " x"
+		default:
+			v = "x\n" + g.Str("0123456789ABCDEF", 40) + "\n"
+		}
+		enc := base64.StdEncoding.EncodeToString([]byte(v))
+		if i%4 == 1 {
+			enc = hex.EncodeToString([]byte(v))
+		}
+		texts = append(texts, strings.Repeat("line\n", i%5)+"value = \""+enc+"\"\n"+strings.Repeat("more\n", i%3))
+	}
+	touched, passes := 0, 0
+	for _, text := range texts {
+		ps, segs := decodePassesSegs(text, DecodeDepth)
+		for p := 1; p < len(ps); p++ {
+			if segs[p] == nil {
+				continue
+			}
+			passes++
+			nl := newlineOffsets(ps[p])
+			for _, wr := range rules {
+				if !matchTouches(wr.re(), ps[p], 0, segs[p]) {
+					continue
+				}
+				touched++
+				if !nearRanges(wr.re(), ps[p], nl, segs[p], wr.reach()) {
+					t.Fatalf("%s: a match touches a decoded value of %q, but none is found near the values", wr.id, ps[p])
+				}
+			}
+		}
+	}
+	if passes < 50 || touched < 5 {
+		t.Fatalf("%d decoding passes, %d rule matches touching a decoded value: the test checks too little", passes, touched)
+	}
+	t.Logf("%d decoding passes, %d rule matches touching a decoded value", passes, touched)
 }

@@ -82,7 +82,11 @@ type windowedRule struct {
 	anchored  bool // else its window is the whole text
 	// needs are literals every match contains (requiredLiterals), for a
 	// rule that is not anchored: a text without one of them is not searched.
-	needs    func() []string
+	needs func() []string
+	// reach is the most newlines a match holds (unanchored rules only:
+	// their tests on decoded texts look at the lines around the decoded
+	// values, see nearRanges).
+	reach    func() int
 	keywords []string // lowercased; none: runs on every text
 	anchor   anchorInfo
 	anchorID []int // the anchors' ids in ruleWindows.lits
@@ -192,12 +196,24 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 			anchor: anchorInfo{anchors: f.anchors, before: f.before, after: f.after}}
 		wr.re = sync.OnceValue(func() *regexp.Regexp { return src.rule(id).Regex })
 		if !f.ok {
-			wr.needs = sync.OnceValue(func() []string {
+			tree := sync.OnceValue(func() *syntax.Regexp {
 				tree, err := syntax.Parse(pattern, syntax.Perl)
 				if err != nil {
 					return nil
 				}
-				return requiredLiterals(tree)
+				return tree
+			})
+			wr.needs = sync.OnceValue(func() []string {
+				if t := tree(); t != nil {
+					return requiredLiterals(t)
+				}
+				return nil
+			})
+			wr.reach = sync.OnceValue(func() int {
+				if t := tree(); t != nil {
+					return newlines(t)
+				}
+				return unbounded
 			})
 		}
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
@@ -631,6 +647,10 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				continue // no match without them
 			}
 			if wr == nil || !wr.anchored || fold || ranges == nil {
+				if wr != nil && !wr.anchored && !fold && ranges != nil && wr.reach() < unbounded &&
+					!nearRanges(wr.re(), text, nl, ranges, wr.reach()) {
+					continue // no match touches a decoded value
+				}
 				if matchTouches(w.src.rule(id).Regex, text, 0, ranges) {
 					keep[id] = true
 				}
@@ -662,6 +682,47 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 		}
 	}
 	return keep
+}
+
+// nearRanges reports whether re matches in the lines around ranges (the
+// decoded values of a decoding pass text, nl its newlines): reach lines
+// before and after the lines each range touches, from the '\n' before
+// them through the one after. A match that touches a range and holds at
+// most reach newlines lies in those lines, and sees its neighbours there as
+// in text, so false means that none of re's matches touches a range; true
+// may come from a match that does not (or from a `^` at a window's first
+// byte), and the caller then asks matchTouches over the whole text.
+func nearRanges(re *regexp.Regexp, text string, nl []int, ranges [][2]int, reach int) bool {
+	if len(text) == 0 {
+		return re.MatchString(text)
+	}
+	lines := make([][2]int, 0, len(ranges))
+	for _, r := range ranges {
+		first := sort.SearchInts(nl, max(r[0]-1, 0)) - reach
+		last := sort.SearchInts(nl, min(r[1], len(text)-1)) + reach
+		lines = append(lines, [2]int{max(first, 0), last})
+	}
+	slices.SortFunc(lines, func(a, b [2]int) int { return a[0] - b[0] })
+	for i := 0; i < len(lines); {
+		first, last := lines[i][0], lines[i][1]
+		j := i + 1
+		for j < len(lines) && lines[j][0] <= last+1 {
+			last = max(last, lines[j][1])
+			j++
+		}
+		start, end := 0, len(text)
+		if first > 0 && first <= len(nl) {
+			start = nl[first-1]
+		}
+		if last < len(nl) {
+			end = nl[last] + 1
+		}
+		if re.MatchString(text[start:end]) {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 // matchTouches reports whether one of re's matches in sub (at offset off
