@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -52,6 +53,9 @@ type Repo struct {
 	bare              bool
 	// memo answers history questions asked again (see historyMemo).
 	memo historyMemo
+	// worktreeMisses holds the paths whose work-tree file once held
+	// another content than the blob asked (see worktreeBlob).
+	worktreeMisses sync.Map
 }
 
 // ErrNoCommits is returned when a commit is asked of a repository that has none.

@@ -1,0 +1,93 @@
+package source
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/policy"
+)
+
+// blobCounter counts the blobs read from the object store.
+type blobCounter struct {
+	backend
+	mu    sync.Mutex
+	reads map[ObjectID]int
+}
+
+func (b *blobCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
+	b.mu.Lock()
+	b.reads[id]++
+	b.mu.Unlock()
+	return b.backend.blob(ctx, id)
+}
+
+// TestWorktreeBlob: a file of a commit is read from the work tree only
+// when the file there holds exactly its blob, with either backend:
+// same.txt (unchanged) is, and reads as committed without the object
+// store; edited.txt (same length, other bytes), big.txt (same size, other
+// bytes), linked.txt (now a symlink to a file of the same content, never
+// followed) and gone.txt (removed) are read from the object store, as
+// committed, every time it is read (edited.txt, twice).
+func TestWorktreeBlob(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef", 4<<10) // 64 KiB
+	files := map[string]string{"same.txt": "unchanged\n", "edited.txt": "committed\n", "big.txt": big,
+		"linked.txt": "linked content\n", "gone.txt": "removed from the work tree\n"}
+	for _, backendName := range []string{BackendGoGit, BackendCLI} {
+		t.Run(backendName, func(t *testing.T) {
+			g := gittest.New(t)
+			for p, s := range files {
+				g.Write(p, s)
+			}
+			g.Commit("init")
+			g.Write("edited.txt", "different\n")
+			g.Write("big.txt", strings.ToUpper(big))
+			g.Remove("linked.txt")
+			g.Write("untracked.txt", files["linked.txt"])
+			g.Symlink("untracked.txt", "linked.txt")
+			g.Remove("gone.txt")
+
+			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			counter := &blobCounter{backend: r.b, reads: map[ObjectID]int{}}
+			r.b = counter
+			ctx := context.Background()
+			snap, err := r.Commit(ctx, "HEAD", policy.ScopeTree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clear(counter.reads) // the commit's own diff reads every file
+			for _, f := range snap.Files {
+				want, ok := files[f.Path]
+				if !ok {
+					continue
+				}
+				rounds := 1
+				if f.Path == "edited.txt" {
+					rounds = 2
+				}
+				for range rounds {
+					data, err := f.Read(ctx)
+					if err != nil {
+						t.Fatalf("%s: %v", f.Path, err)
+					}
+					if string(data) != want {
+						t.Errorf("%s: read %.40q, want %.40q", f.Path, data, want)
+					}
+				}
+				wantStore := rounds
+				if f.Path == "same.txt" {
+					wantStore = 0
+				}
+				if n := counter.reads[ObjectID(f.Blob)]; n != wantStore {
+					t.Errorf("%s: %d reads from the object store, want %d", f.Path, n, wantStore)
+				}
+			}
+		})
+	}
+}
