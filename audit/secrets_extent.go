@@ -225,10 +225,9 @@ func runeTest(re *syntax.Regexp) (func(rune) bool, bool) {
 	return nil, false
 }
 
-// matchesNear is whether re matches in one of the spans of win around the
-// rule's anchor occurrences (see above): false only when it matches
-// nowhere in win.
-func (r *windowedRule) matchesNear(text string, win window, lits textLiterals, ext *ruleExtent) bool {
+// spans are the spans of win around the rule's anchor occurrences (see
+// above), merged where they overlap, in order.
+func (r *windowedRule) spans(text string, win window, lits textLiterals, ext *ruleExtent) [][2]int {
 	var spans [][2]int
 	for i, id := range r.anchorID {
 		n := len(r.anchor.anchors[i])
@@ -245,18 +244,45 @@ func (r *windowedRule) matchesNear(text string, win window, lits textLiterals, e
 		}
 	}
 	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	re := r.re()
-	for i := 0; i < len(spans); {
-		s, e := spans[i][0], spans[i][1]
-		j := i + 1
-		for j < len(spans) && spans[j][0] <= e {
-			e = max(e, spans[j][1])
-			j++
+	out := spans[:0]
+	for _, sp := range spans {
+		if k := len(out) - 1; k >= 0 && sp[0] <= out[k][1] {
+			out[k][1] = max(out[k][1], sp[1])
+			continue
 		}
-		if re.MatchString(text[s:e]) {
+		out = append(out, sp)
+	}
+	return out
+}
+
+// matchesNear is whether re matches in one of the spans of win around the
+// rule's anchor occurrences (see above): false only when it matches
+// nowhere in win.
+func (r *windowedRule) matchesNear(text string, win window, lits textLiterals, ext *ruleExtent) bool {
+	re := r.re()
+	for _, sp := range r.spans(text, win, lits, ext) {
+		if re.MatchString(text[sp[0]:sp[1]]) {
 			return true
 		}
-		i = j
+	}
+	return false
+}
+
+// touchesNear is matchTouches(re, win's text, win.start, ranges), found
+// on the spans of win that touch a range. Every possible match lies in
+// one merged span; a match of a span's text starts at least before+4
+// bytes after the span's first byte (its anchor is one of the span's
+// occurrences, the first of which the span starts before+4 bytes ahead
+// of) and ends at least 4 bytes before its last (by the extent of that
+// occurrence), so it sees the same runes around it as in the window and
+// is a match there too. FindAll over the window is then FindAll over the
+// spans in turn, and a match in a span that touches no range touches none.
+func (r *windowedRule) touchesNear(text string, win window, lits textLiterals, ext *ruleExtent, ranges [][2]int) bool {
+	re := r.re()
+	for _, sp := range r.spans(text, win, lits, ext) {
+		if touchesAny(ranges, sp[0], sp[1]) && matchTouches(re, text[sp[0]:sp[1]], sp[0], ranges) {
+			return true
+		}
 	}
 	return false
 }

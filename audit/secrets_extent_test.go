@@ -98,13 +98,13 @@ func longLines(t testing.TB) []string {
 // TestExtentBoundsMatches: every match of a default rule's pattern in long
 // one-line texts (FindAll's, and the first one from each anchor's line
 // offset on) lies within the bounds ruleExtent gives around one of its
-// anchor occurrences, and matchesNear finds a match wherever the pattern
-// has one.
+// anchor occurrences, matchesNear finds a match wherever the pattern has
+// one, and touchesNear answers as matchTouches over the whole line.
 func TestExtentBoundsMatches(t *testing.T) {
 	f, _ := defaultFast(t)
 	w := f.rules
 	texts := longLines(t)
-	checked, bounded := 0, 0
+	checked, bounded, touched := 0, 0, 0
 	for i := range w.windowed {
 		wr := &w.windowed[i]
 		if !wr.anchored || wr.extent == nil {
@@ -149,12 +149,23 @@ func TestExtentBoundsMatches(t *testing.T) {
 			if re.MatchString(text) && !wr.matchesNear(text, win, lits, ext) {
 				t.Fatalf("%s: the pattern matches a long line where its spans do not", wr.id)
 			}
+			// touchesNear is matchTouches over the line, for ranges around
+			// the matches' edges and elsewhere.
+			for _, m := range ms {
+				for _, ranges := range [][][2]int{{{m[0], m[0]}}, {{m[1] - 1, m[1] + 3}}, {{max(m[0]-9, 0), max(m[0]-2, 0)}}, {{m[1] + 1, m[1] + 7}}} {
+					want := matchTouches(re, text, 0, ranges)
+					if got := wr.touchesNear(text, win, lits, ext, ranges); got != want {
+						t.Fatalf("%s: touchesNear %v = %v, matchTouches over the line = %v", wr.id, ranges, got, want)
+					}
+					touched++
+				}
+			}
 		}
 	}
 	if bounded < 50 || checked < 50 {
 		t.Fatalf("%d rules with an extent, %d matches checked: the test checks too little", bounded, checked)
 	}
-	t.Logf("%d rules with an extent, %d matches checked", bounded, checked)
+	t.Logf("%d rules with an extent, %d matches checked, %d range tests", bounded, checked, touched)
 }
 
 func withinExtent(text string, m []int, occ [][2]int, ext *ruleExtent) bool {

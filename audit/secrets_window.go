@@ -414,6 +414,18 @@ func (r *windowedRule) matches(text string, win window, lits textLiterals) bool 
 	return r.re().MatchString(sub)
 }
 
+// touches reports whether one of the rule's matches in the window win of
+// text touches one of ranges: matchTouches over the window, or over the
+// spans around its anchors when it is long (see touchesNear).
+func (r *windowedRule) touches(text string, win window, lits textLiterals, ranges [][2]int) bool {
+	if win.end-win.start >= longWindow && r.extent != nil {
+		if ext := r.extent(); ext != nil {
+			return r.touchesNear(text, win, lits, ext, ranges)
+		}
+	}
+	return r.matches(text, win, lits) && matchTouches(r.re(), text[win.start:win.end], win.start, ranges)
+}
+
 // startsIn reports whether at matches the text from an occurrence of one
 // of the rule's anchors inside win.
 func (r *windowedRule) startsIn(at *regexp.Regexp, text string, win window, lits textLiterals) bool {
@@ -663,7 +675,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 				if !touchesAny(ranges, win.start, win.end) {
 					continue
 				}
-				if wr.matches(text, win, lits) && matchTouches(wr.re(), text[win.start:win.end], win.start, ranges) {
+				if wr.touches(text, win, lits, ranges) {
 					keep[id] = true
 					break
 				}
