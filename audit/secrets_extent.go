@@ -1,10 +1,15 @@
 package audit
 
 import (
+	"context"
+	"regexp"
 	"regexp/syntax"
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 // A minified file is one line: a rule's window there is the whole file,
@@ -281,6 +286,82 @@ func (r *windowedRule) touchesNear(text string, win window, lits textLiterals, e
 	re := r.re()
 	for _, sp := range r.spans(text, win, lits, ext) {
 		if touchesAny(ranges, sp[0], sp[1]) && matchTouches(re, text[sp[0]:sp[1]], sp[0], ranges) {
+			return true
+		}
+	}
+	return false
+}
+
+// quietNear reports that gitleaks' detector of the rule finds nothing in
+// the long window win of frag's text, found by running it on the window's
+// spans instead: false when it cannot tell (the caller then runs it on
+// the window). A finding of the window comes from one of FindAll's
+// matches, which are the spans' (see touchesNear), with the same match,
+// secret and entropy, so the same checks of those; only the finding's
+// line differs: a span's detector reads it from the span's text. The
+// line decides two things, gitleaks' allow comment and the allowlists
+// whose target is the line; when the span's text holds neither the
+// comment nor a match of one of those allowlists' regexes, nothing the
+// span's detector dropped was dropped for its line, and the window's
+// detector drops it too. Those regexes must have no empty-width assertion,
+// which could match a part of the text where they match nothing in it.
+func (r *windowedRule) quietNear(ctx context.Context, frag fragment, text string, win window, lits textLiterals) bool {
+	if win.end-win.start < longWindow || r.extent == nil || lits.folds != nil {
+		return false
+	}
+	ext := r.extent()
+	lines, ok := r.lineRegexes()
+	if ext == nil || !ok {
+		return false
+	}
+	for _, sp := range r.spans(text, win, lits, ext) {
+		sub := text[sp[0]:sp[1]]
+		if strings.Contains(sub, "gitleaks:allow") {
+			return false
+		}
+		for _, re := range lines {
+			if re.MatchString(sub) {
+				return false
+			}
+		}
+		sf := frag
+		sf.Raw = sub
+		if len(r.det().DetectContext(ctx, sf)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// lineRegexes are the regexes of the allowlists in lists that test a
+// finding's line; ok is false when one holds an empty-width assertion (^,
+// $, \A, \z, \b, \B).
+func lineRegexes(lists ...[]*config.Allowlist) (out []*regexp.Regexp, ok bool) {
+	for _, list := range lists {
+		for _, a := range list {
+			if a == nil || a.RegexTarget != "line" {
+				continue
+			}
+			for _, re := range a.Regexes {
+				tree, err := syntax.Parse(re.String(), syntax.Perl)
+				if err != nil || hasEmptyWidth(tree) {
+					return nil, false
+				}
+				out = append(out, re)
+			}
+		}
+	}
+	return out, true
+}
+
+func hasEmptyWidth(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, s := range re.Sub {
+		if hasEmptyWidth(s) {
 			return true
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"math/rand/v2"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 func TestMaxEnd(t *testing.T) {
@@ -278,4 +280,40 @@ func TestNearRangesNeverMisses(t *testing.T) {
 		t.Fatalf("%d decoding passes, %d rule matches touching a decoded value: the test checks too little", passes, touched)
 	}
 	t.Logf("%d decoding passes, %d rule matches touching a decoded value", passes, touched)
+}
+
+// TestLineRegexes: the regexes of allowlists that test the line are
+// gathered from every list, and one with an empty-width assertion stops
+// the spans from answering for the window.
+func TestLineRegexes(t *testing.T) {
+	al := func(target string, res ...string) *config.Allowlist {
+		a := &config.Allowlist{RegexTarget: target}
+		for _, r := range res {
+			a.Regexes = append(a.Regexes, regexp.MustCompile(r))
+		}
+		return a
+	}
+	for _, c := range []struct {
+		name  string
+		lists [][]*config.Allowlist
+		n     int
+		ok    bool
+	}{
+		{"none", nil, 0, true},
+		{"line and others", [][]*config.Allowlist{{al("line", `import\s+x`), al("match", `^x$`)}, {al("", `\bsecret\b`), al("line", `--mount`)}}, 2, true},
+		{"anchored line regex", [][]*config.Allowlist{{al("line", `^import`)}}, 0, false},
+		{"word boundary", [][]*config.Allowlist{{al("line", `x`)}, {al("line", `\bkey\b`)}}, 0, false},
+		{"end of text", [][]*config.Allowlist{{al("line", `x\z`)}}, 0, false},
+	} {
+		res, ok := lineRegexes(c.lists...)
+		if ok != c.ok || len(res) != c.n {
+			t.Errorf("%s: %d regexes, ok %v; want %d, %v", c.name, len(res), ok, c.n, c.ok)
+		}
+	}
+	// The default config's, which quietNear must be able to use.
+	f, _ := defaultFast(t)
+	wr := f.rules.windowedRule("generic-api-key")
+	if res, ok := wr.lineRegexes(); !ok || len(res) == 0 {
+		t.Fatalf("generic-api-key: %d line regexes, ok %v: want its import and mount allowlists, usable", len(res), ok)
+	}
 }

@@ -209,6 +209,15 @@ func adversarialCases(fake secrettest.Fake) []advCase {
 	add("decoded keyword far below", "a.env", b64("key\n")+"\n=\n"+k+"\n")
 	add("decoded tail 20", "a.env", b64("key"+strings.Repeat("_", 20))+" = "+k+"\n")
 	add("decoded straddles", "a.env", strings.Repeat("line\n", 5)+b64("x\n\n\nkey\n=\n"+k+"\n")+"\n")
+	// Long windows tested on the spans around their anchors (quietNear): a
+	// line's allow comment or its allowlisted import far from the match, or
+	// on the span's previous line.
+	filler := strings.Repeat("a;b;", 1200)
+	add("long line allow far", "a.js", "api_key = "+k+";"+filler+"// gitleaks:allow\n")
+	add("long line import far", "a.js", `import { apiKey } from 'x';`+filler+`const api_key = "`+k+`"`+"\n")
+	add("long line import before the match's line", "a.js", filler+`token = 1; import { apiKey } from 'x'`+"\n"+`const api_key = "`+k+`";`+filler+"\n")
+	add("long line allow before the match's line", "a.js", filler+"token = 1; // gitleaks:allow\n"+`const api_key = "`+k+`";`+filler+"\n")
+	add("long line encoded far", "a.js", filler+"x = "+b64("token = "+k)+";"+filler+"\n")
 	return cs
 }
 

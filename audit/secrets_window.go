@@ -43,8 +43,10 @@ import (
 // gitleaks then gives a match's Line from the fragment's first byte.
 //
 // Anchors are compared ASCII-lowercased. Under case folding Go also folds
-// 's' to 'ſ' and 'k' to the Kelvin sign: a text holding either is never
-// windowed. A rule runs on a text only when gitleaks' keyword prefilter
+// 's' to 'ſ' and 'k' to the Kelvin sign: in a text holding either, each
+// such rune counts as an occurrence of every anchor (an anchor spelled
+// with it starts at most utf8.UTFMax bytes a character before it), and a
+// window is tested with the rule's own pattern. A rule runs on a text only when gitleaks' keyword prefilter
 // (over the whole text) selects it; a rule's own detector has no keywords,
 // so a window does not need to hold one. Rules that other rules require
 // (or that require others) run in one detector on the whole text: their
@@ -61,7 +63,6 @@ type ruleWindows struct {
 	// else it runs only when one of paths matches.
 	wholeAlways bool
 	paths       []*regexp.Regexp
-	all         func() *detect.Detector // every rule, for texts never windowed
 	// lits holds cfg.Keywords (gitleaks' prefilter) and every anchor;
 	// isKeyword and isAnchor tell them apart by id.
 	lits                *literals
@@ -101,6 +102,9 @@ type windowedRule struct {
 	// extent bounds its matches around the anchor, for long windows (nil:
 	// not bounded; derived on the first long window).
 	extent func() *ruleExtent
+	// lineRegexes are the regexes its allowlists and the config's test a
+	// finding's line with (see quietNear).
+	lineRegexes func() ([]*regexp.Regexp, bool)
 }
 
 // assignTail is what follows the keyword in generic-api-key and in the
@@ -221,6 +225,9 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 		})
 		if f.ok {
 			wr.extent = sync.OnceValue(func() *ruleExtent { return extentOf(pattern, f.anchors) })
+			wr.lineRegexes = sync.OnceValues(func() ([]*regexp.Regexp, bool) {
+				return lineRegexes(src.base.Allowlists, src.rule(id).Allowlists)
+			})
 		}
 		wr.keywords = m.keywords
 		wr.det = sync.OnceValue(func() *detect.Detector {
@@ -240,11 +247,6 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 	}
 	w.whole = sync.OnceValue(func() *detect.Detector {
 		d := detect.NewDetector(src.subset(whole))
-		d.MaxDecodeDepth = 0
-		return d
-	})
-	w.all = sync.OnceValue(func() *detect.Detector {
-		d := detect.NewDetector(src.full())
 		d.MaxDecodeDepth = 0
 		return d
 	})
@@ -284,6 +286,12 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 type textLiterals struct {
 	present map[string]bool
 	at      [][]int // by anchor id
+	// folds are the offsets of the runes Go's case folding maps to an
+	// ASCII letter (ſ to s, the Kelvin sign to k; nil: none). An anchor
+	// matched through one is no occurrence the ASCII search finds: every
+	// fold counts as one of every anchor's (see windows), and the tests at
+	// the occurrences found are not made (see matches).
+	folds []int
 }
 
 // scanLiterals finds the keywords in lower and the anchors in alower (one
@@ -324,9 +332,6 @@ func lowered(text string) (lower, alower string) {
 // indexes frag.Raw.
 func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) []report.Finding {
 	text := frag.Raw
-	if hasFoldRune(text) {
-		return w.all().DetectContext(ctx, frag)
-	}
 	var out []report.Finding
 	if w.runsWhole(frag) {
 		out = w.whole().DetectContext(ctx, frag)
@@ -336,20 +341,21 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 		lower = strings.ToLower(text)
 	}
 	lits := w.scanLiterals(lower, alower)
+	lits.folds = foldOffsets(text)
 	nl := li.nl
 	for i := range w.windowed {
 		r := &w.windowed[i]
 		if !runs(r.keywords, lits.present) {
 			continue
 		}
-		if !r.anchored && !containsAll(alower, r.needs()) {
+		if !r.anchored && lits.folds == nil && !containsAll(alower, r.needs()) {
 			continue // no match without them
 		}
 		if ctx.Err() != nil {
 			break
 		}
 		for _, win := range r.windows(text, nl, lits) {
-			if !r.matches(text, win, lits) {
+			if !r.matches(text, win, lits) || r.quietNear(ctx, frag, text, win, lits) {
 				continue
 			}
 			wf := frag
@@ -399,6 +405,9 @@ func runs(keywords []string, present map[string]bool) bool {
 // anchored precheck match more often, never less.
 func (r *windowedRule) matches(text string, win window, lits textLiterals) bool {
 	sub := text[win.start:win.end]
+	if lits.folds != nil {
+		return r.re().MatchString(sub) // occurrences through a fold are not in lits
+	}
 	pre, at := r.prechecks()
 	if at != nil && !r.startsIn(at, text, win, lits) {
 		return false
@@ -528,6 +537,21 @@ func (w *ruleWindows) runsWhole(frag fragment) bool {
 	return false
 }
 
+// foldOffsets are the offsets of the fold runes of text, in order (nil:
+// none).
+func foldOffsets(text string) []int {
+	if !hasFoldRune(text) {
+		return nil
+	}
+	var out []int
+	for i, r := range text {
+		if r == '\u017f' || r == '\u212a' {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // hasFoldRune is strings.ContainsAny(text, foldRunes), faster: IndexAny
 // decodes every rune of a text, Index skips to a rare first byte.
 func hasFoldRune(text string) bool {
@@ -554,12 +578,20 @@ func (r *windowedRule) windows(text string, nl []int, lits textLiterals) []windo
 		return []window{{0, len(text), 0}}
 	}
 	var lines [][2]int
+	longest := 0
 	for i, id := range r.anchorID {
+		longest = max(longest, len(r.anchor.anchors[i]))
 		for _, at := range lits.at[id] {
 			if l, ok := r.occurrenceLines(text, nl, at, len(r.anchor.anchors[i])); ok {
 				lines = append(lines, l)
 			}
 		}
+	}
+	// An occurrence spelled with a fold rune at f starts at most
+	// utf8.UTFMax bytes a character before it.
+	for _, f := range lits.folds {
+		first := sort.SearchInts(nl, max(f-longest*utf8.UTFMax, 0))
+		lines = append(lines, [2]int{max(first-r.anchor.before, 0), sort.SearchInts(nl, f) + r.anchor.after})
 	}
 	return lineWindows(text, nl, lines)
 }
