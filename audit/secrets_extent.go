@@ -26,12 +26,15 @@ import (
 // after it the bytes after. So M starts at or after o minus the most
 // bytes the nodes before can match (maxLen), and ends at or before
 // maxEnd(next, o+len(anchor)). A span takes utf8.UTFMax bytes more on each
-// side (clipped to the window), so every empty-width assertion in M sees
-// the same runes in the span as in the window, and M is a match in the
-// span; merging spans that overlap only adds text around it. Conversely a
-// span can find a match the window has not (a `^` at a span's first
-// byte): the window is then tested whole, as before, so the spans can
-// only cost a needless whole test, never miss a match.
+// side (clipped to the window), and spans that overlap are merged: every
+// match of the window lies in one merged span and sees the same runes
+// around it there, so it is a match of the span's text. Conversely a match
+// of a span's text has its anchor at one of the span's occurrences (by
+// the same reasoning, in that text), so it starts at least utf8.UTFMax
+// bytes after the span's first byte and ends as far before its last
+// (unless the span reaches the window's edge there), and is a match of
+// the window too. No match lies between spans: FindAll over the window is
+// FindAll over its spans in turn.
 
 // longWindow is the window length from which matches tests the spans
 // around the anchors instead of the whole window (a variable: tests set
@@ -261,8 +264,7 @@ func (r *windowedRule) spans(text string, win window, lits textLiterals, ext *ru
 }
 
 // matchesNear is whether re matches in one of the spans of win around the
-// rule's anchor occurrences (see above): false only when it matches
-// nowhere in win.
+// rule's anchor occurrences: whether it matches in win (see above).
 func (r *windowedRule) matchesNear(text string, win window, lits textLiterals, ext *ruleExtent) bool {
 	re := r.re()
 	for _, sp := range r.spans(text, win, lits, ext) {
@@ -274,14 +276,9 @@ func (r *windowedRule) matchesNear(text string, win window, lits textLiterals, e
 }
 
 // touchesNear is matchTouches(re, win's text, win.start, ranges), found
-// on the spans of win that touch a range. Every possible match lies in
-// one merged span; a match of a span's text starts at least before+4
-// bytes after the span's first byte (its anchor is one of the span's
-// occurrences, the first of which the span starts before+4 bytes ahead
-// of) and ends at least 4 bytes before its last (by the extent of that
-// occurrence), so it sees the same runes around it as in the window and
-// is a match there too. FindAll over the window is then FindAll over the
-// spans in turn, and a match in a span that touches no range touches none.
+// on the spans of win that touch a range: FindAll over the window is
+// FindAll over the spans in turn (see above), and a match in a span that
+// touches no range touches none.
 func (r *windowedRule) touchesNear(text string, win window, lits textLiterals, ext *ruleExtent, ranges [][2]int) bool {
 	re := r.re()
 	for _, sp := range r.spans(text, win, lits, ext) {

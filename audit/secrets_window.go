@@ -391,10 +391,9 @@ func runs(keywords []string, present map[string]bool) bool {
 	return false
 }
 
-// matches reports whether the rule's pattern may match the window win of
-// text (whose anchors' offsets lits holds): never false where it matches;
-// true where it does not only when a long window's spans say so (see
-// matchesNear), and its callers then run the rule itself on the window.
+// matches reports whether the rule's pattern matches the window win of
+// text (whose anchors' offsets lits holds); a long window is tested on the
+// spans around its anchors (matchesNear).
 //
 // With an anchored precheck it first looks for an anchor occurrence in
 // the window where the precheck matches: a match M of the rule in the
