@@ -424,6 +424,53 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 	return out
 }
 
+// reQuotedTail is what follows the key reQuoted takes (either of its two
+// groups) up to the value's opening quote.
+var reQuotedTail = regexp.MustCompile(`^["'` + "`" + `]?\]?` +
+	`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+[A-Za-z_][\w.\[\]]*)?` +
+	`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?["'` + "`" + `]`)
+
+// quotedKeyMay reports whether reQuoted can find a key keyIsCredential
+// accepts on a long line (a short one is searched outright): a key is a
+// whole run of key characters (a letter, digit, '_', '.' or '-' cannot
+// follow it in a match, and the character before it is none of them or a
+// non-ASCII letter), so some run that mayHoldCredentialKey accepts must end
+// where reQuotedTail matches. Without one the pattern runs over the line
+// only to find keys that are then all passed over (the minified scripts of
+// a web project: lines of 100 KB holding "token" somewhere).
+func quotedKeyMay(line, lower string, ascii bool) bool {
+	if len(line) < 512 {
+		return true
+	}
+	isKey := func(i int) (int, bool) {
+		c := line[i]
+		if c < utf8.RuneSelf {
+			return 1, c == '_' || c == '.' || c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		}
+		r, w := utf8.DecodeRuneInString(line[i:])
+		return w, unicode.IsLetter(r) || unicode.IsNumber(r)
+	}
+	for i := 0; i < len(line); {
+		w, ok := isKey(i)
+		if !ok {
+			i += w
+			continue
+		}
+		start := i
+		for i < len(line) {
+			w, ok := isKey(i)
+			if !ok {
+				break
+			}
+			i += w
+		}
+		if mayHoldCredentialKey(line[start:i], lower[start:i], ascii) && reQuotedTail.MatchString(line[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // keyNeedles are the words one of which a key's letters and digits
 // (lowercased, without the $ @ _ . - [ ] and other numbers a key may hold)
 // contain whenever keyIsCredential accepts it; "_auth" is credKeys'.
@@ -502,7 +549,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	mayKey := mayHoldCredentialKey(line, lower, ascii)
 	// key <sep> "literal": a quote after an '=' or ':'
 	sep := strings.IndexAny(line, "=:")
-	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep, reQuoted, line) {
+	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep && quotedKeyMay(line, lower, ascii), reQuoted, line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
