@@ -129,6 +129,30 @@ func TestFindAssignmentsMatchesReference(t *testing.T) {
 		t.Fatalf("the generated lines hold %d findings, want at least 500", n)
 	}
 	texts = append(texts, gen)
+	// The same lines forty to a line (minified-like lines over 512 bytes,
+	// where the quoted-assignment pattern first looks for a key before an
+	// operator and a quote), joined by each separator a bundle has; without
+	// the allow comments, which would skip every line.
+	lines := strings.Split(strings.ReplaceAll(gen, "gitleaks:allow", ""), "\n")
+	var long strings.Builder
+	for i, l := range lines {
+		long.WriteString(l)
+		if i%40 == 39 {
+			long.WriteString("\n")
+		} else {
+			long.WriteString([]string{";", " ", ",", "}{", ""}[i%5])
+		}
+	}
+	// and long lines whose one assignment is of each form the key may take
+	for _, form := range []string{`password string = "s3cr3tv4lue"`, `String password = "s3cr3tv4lue"`,
+		`password: str = "s3cr3tv4lue"`, `"api_key": "s3cr3tv4lue"`, `x[secret] = 's3cr3tv4lue'`,
+		`token ?= "s3cr3tv4lue"`, `$password = @"s3cr3tv4lue"`, "db.pass_word ||= `s3cr3tv4lue`", `пароль = "s3cr3tv4lue"`} {
+		long.WriteString(strings.Repeat("x=1;", 150) + form + ";" + strings.Repeat("y(2);", 40) + "\n")
+	}
+	if n := len(findAssignmentsRef("a/x.js", long.String(), newLineIndex(long.String()))); n < 200 {
+		t.Fatalf("the long generated lines hold %d findings, want at least 200", n)
+	}
+	texts = append(texts, long.String())
 	slices.Sort(texts)
 	paths := []string{"a/main.go", "a/app.py", "a/config.yaml", "a/app.properties", "a/run.sh", "a/.env", "a/README.md", "a/web.config", "a/Dockerfile", "a/x"}
 	for i, s := range texts {
