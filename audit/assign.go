@@ -464,7 +464,8 @@ func quotedKeyMay(line, lower string, ascii bool) bool {
 			}
 			i += w
 		}
-		if mayHoldCredentialKey(line[start:i], lower[start:i], ascii) && reQuotedTail.MatchString(line[i:]) {
+		if i < len(line) && strings.IndexByte("\"'`] \t\n\r\f:=?|", line[i]) >= 0 &&
+			mayHoldCredentialKey(line[start:i], lower[start:i], ascii) && reQuotedTail.MatchString(line[i:]) {
 			return true
 		}
 	}

@@ -323,7 +323,7 @@ var (
 	// auth=("user", "password"), login("user", "password"),
 	// HTTPBasicAuth(user, "password"), new NetworkCredential("u", "p"), …:
 	// the second argument when it is a literal.
-	reAuthPair = regexp.MustCompile(`(?i)(?:^|[^\w])(auth|basic_?auth|http_?basic_?auth|http_?digest_?auth|digest_?auth|proxy_?auth|set_?basic_?auth|with_?basic_?auth|basic|login|log_?in|sign_?in|authenticate|network_?credential|username_?password_?credentials|password_?authentication|username_?password_?authentication_?token|credentials)\s*(?:=\s*|:\s*)?[(\[{]\s*(?:\w+\s*=\s*)?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[\w.\[\]]+)\s*,\s*(?:\w+\s*=\s*)?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`)
+	reAuthPair = regexp.MustCompile(`(?i)(?:^|[^\w])(auth|basic_?auth|http_?basic_?auth|http_?digest_?auth|digest_?auth|proxy_?auth|set_?basic_?auth|with_?basic_?auth|basic|login|log_?in|sign_?in|authenticate|network_?credential|username_?password_?credentials|password_?authentication|username_?password_?authentication_?token|credentials)\s*(?:=\s*|:\s*)?` + authPairRest)
 )
 
 // connectionForms reports passwords of scheme-less connection strings and
@@ -345,19 +345,32 @@ func connectionForms(line, lower string, folds bool, add func(rule string, keySt
 		}
 	}
 	if strings.IndexByte(line, ',') >= 0 && strings.ContainsAny(line, "([{") {
-		for _, m := range findAllIf(folds || nameThenOpen(lower, authPairEnds), reAuthPair, line) {
+		// On a long line, the rest of a match from its bracket on must
+		// follow one of the names too (a minified script holds many).
+		var tail func(k int) bool
+		if len(line) >= 512 {
+			tail = func(k int) bool { return reAuthPairTail.MatchString(line[k:]) }
+		}
+		for _, m := range findAllIf(folds || nameThenOpen(lower, authPairEnds, tail), reAuthPair, line) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
 }
+
+// authPairRest is reAuthPair from the bracket after the name on: the
+// arguments, the second a quoted password.
+const authPairRest = `[(\[{]\s*(?:\w+\s*=\s*)?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[\w.\[\]]+)\s*,\s*(?:\w+\s*=\s*)?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`
+
+// reAuthPairTail is authPairRest at the start of a text.
+var reAuthPairTail = regexp.MustCompile(`(?i)^` + authPairRest)
 
 // authPairEnds are the endings of every name reAuthPair knows.
 var authPairEnds = []string{"auth", "basic", "login", "log_in", "signin", "sign_in", "authenticate", "credential", "credentials", "token"}
 
 // nameThenOpen reports whether lower holds one of names followed, as in
 // reAuthPair, by white space, an optional '=' or ':' and white space, and
-// an opening bracket.
-func nameThenOpen(lower string, names []string) bool {
+// an opening bracket at an offset k that at accepts (nil: any).
+func nameThenOpen(lower string, names []string, at func(k int) bool) bool {
 	skip := func(k int) int {
 		for k < len(lower) && (lower[k] == ' ' || lower[k] == '\t' || lower[k] == '\n' || lower[k] == '\f' || lower[k] == '\r') {
 			k++
@@ -374,7 +387,7 @@ func nameThenOpen(lower string, names []string) bool {
 			if k < len(lower) && (lower[k] == '=' || lower[k] == ':') {
 				k = skip(k + 1)
 			}
-			if k < len(lower) && (lower[k] == '(' || lower[k] == '[' || lower[k] == '{') {
+			if k < len(lower) && (lower[k] == '(' || lower[k] == '[' || lower[k] == '{') && (at == nil || at(k)) {
 				return true
 			}
 			i += j + 1
