@@ -431,17 +431,27 @@ var reQuotedTail = regexp.MustCompile(`^["'` + "`" + `]?\]?` +
 	`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?["'` + "`" + `]`)
 
 // quotedKeyMay reports whether reQuoted can find a key keyIsCredential
-// accepts on a long line (a short one is searched outright): a key is a
-// whole run of key characters (a letter, digit, '_', '.' or '-' cannot
-// follow it in a match, and the character before it is none of them or a
-// non-ASCII letter), so some run that mayHoldCredentialKey accepts must end
-// where reQuotedTail matches. Without one the pattern runs over the line
-// only to find keys that are then all passed over (the minified scripts of
-// a web project: lines of 100 KB holding "token" somewhere).
+// accepts on a long line (a short one is searched outright): see
+// keyRunMay. Without such a key the pattern runs over the line only to
+// find keys that are then all passed over (the minified scripts of a web
+// project: lines of 100 KB holding "token" somewhere).
 func quotedKeyMay(line, lower string, ascii bool) bool {
-	if len(line) < 512 {
-		return true
-	}
+	return len(line) < 512 || keyRunMay(line, lower, ascii, "\"'`] \t\n\r\f:=?|", reQuotedTail)
+}
+
+// reEqTail is what follows the key reUnquotedKey takes, when its operator
+// must hold a '=' (unquotedAssignments without colon).
+var reEqTail = regexp.MustCompile(`^["']?[ \t]*(?:=|:=|::=|\?=)`)
+
+// keyRunMay reports whether a run of key characters in line (lower: its
+// ASCII-lowercased copy; ascii: line has no other bytes) that
+// mayHoldCredentialKey accepts is followed by tail, whose first byte is
+// one of first. The keys keyChars reads are such runs, whole: none of the
+// patterns that read them lets a letter, digit, '_', '.' or '-' follow the
+// key, and the byte before it is none of those or a non-ASCII letter. So
+// a pattern that needs a credential key and then tail finds none when
+// this is false.
+func keyRunMay(line, lower string, ascii bool, first string, tail *regexp.Regexp) bool {
 	isKey := func(i int) (int, bool) {
 		c := line[i]
 		if c < utf8.RuneSelf {
@@ -464,8 +474,8 @@ func quotedKeyMay(line, lower string, ascii bool) bool {
 			}
 			i += w
 		}
-		if i < len(line) && strings.IndexByte("\"'`] \t\n\r\f:=?|", line[i]) >= 0 &&
-			mayHoldCredentialKey(line[start:i], lower[start:i], ascii) && reQuotedTail.MatchString(line[i:]) {
+		if i < len(line) && strings.IndexByte(first, line[i]) >= 0 &&
+			mayHoldCredentialKey(line[start:i], lower[start:i], ascii) && tail.MatchString(line[i:]) {
 			return true
 		}
 	}
@@ -644,8 +654,10 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		if mayKey && hasEq {
 			eachQuoted(line, func(s, e int) {
 				// a key lies inside the string: test the string alone
-				if strings.IndexByte(line[s:e], '=') >= 0 && mayHoldCredentialKey(line[s:e], lower[s:e], ascii || isASCII(line[s:e])) {
-					unquotedAssignments(line[s:e], s, fileSyntax{unquoted: true, word: true}, false, add)
+				sub, subLower, subASCII := line[s:e], lower[s:e], ascii || isASCII(line[s:e])
+				if strings.IndexByte(sub, '=') >= 0 && mayHoldCredentialKey(sub, subLower, subASCII) &&
+					(len(sub) < 512 || keyRunMay(sub, subLower, subASCII, "\"' \t=:?", reEqTail)) {
+					unquotedAssignments(sub, s, fileSyntax{unquoted: true, word: true}, false, add)
 				}
 			})
 		}
