@@ -172,7 +172,7 @@ var (
 	// "Jet OLEDB:Database Password".)
 	reConnString = regexp.MustCompile(`(?i)(^|[;"'])\s*((?:[a-z][\w :]*?[ :])?(?:password|pwd))\s*=\s*(\{[^}\r\n]*\}|[^;"'\r\n]*)`)
 	// ?token=… &api_key=…
-	reQueryParam = regexp.MustCompile(`[?&](` + keyChars + `)=([^&\s#"'<>` + "`" + `;,)]+)`)
+	reQueryParam = regexp.MustCompile(`[?&](` + keyChars + `)=(` + queryValue + `+)`)
 	// scheme://user:password@host
 	// (A password may hold a '/', '?' or '#', which RFC 3986 wants encoded
 	// and people do not encode; host:port/path@… is told apart by its
@@ -439,6 +439,12 @@ func quotedKeyMay(line, lower string, ascii bool) bool {
 	return len(line) < 512 || keyRunMay(line, lower, ascii, "\"'`] \t\n\r\f:=?|", reQuotedTail)
 }
 
+// queryValue is a byte of a URL query parameter's value.
+const queryValue = `[^&\s#"'<>` + "`" + `;,)]`
+
+// reQueryTail is what follows the key reQueryParam takes.
+var reQueryTail = regexp.MustCompile(`^=` + queryValue)
+
 // reEqTail is what follows the key reUnquotedKey takes, when its operator
 // must hold a '=' (unquotedAssignments without colon).
 var reEqTail = regexp.MustCompile(`^["']?[ \t]*(?:=|:=|::=|\?=)`)
@@ -614,7 +620,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// ?token=…
-	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&"), reQueryParam, line) {
+	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&") && (len(line) < 512 || keyRunMay(line, lower, ascii, "=", reQueryTail)), reQueryParam, line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4], m[5])
 		}

@@ -147,7 +147,8 @@ func TestFindAssignmentsMatchesReference(t *testing.T) {
 	for _, form := range []string{`password string = "s3cr3tv4lue"`, `String password = "s3cr3tv4lue"`,
 		`password: str = "s3cr3tv4lue"`, `"api_key": "s3cr3tv4lue"`, `x[secret] = 's3cr3tv4lue'`,
 		`token ?= "s3cr3tv4lue"`, `$password = @"s3cr3tv4lue"`, "db.pass_word ||= `s3cr3tv4lue`", `пароль = "s3cr3tv4lue"`,
-		`HTTPBasicAuth(user, "s3cr3tv4lue")`, `login = ( u, 's3cr3tv4lue')`, `new NetworkCredential(name="u", "s3cr3tv4lue")`} {
+		`HTTPBasicAuth(user, "s3cr3tv4lue")`, `login = ( u, 's3cr3tv4lue')`, `new NetworkCredential(name="u", "s3cr3tv4lue")`,
+		`fetch(base+"?a=1&api_key=s3cr3tv4lue&b=2")`, `// see ?a=1&api_key=s3cr3tv4lue&b=2 there`} {
 		long.WriteString(strings.Repeat("x=1;", 150) + form + ";" + strings.Repeat("y(2);", 40) + "\n")
 	}
 	if n := len(findAssignmentsRef("a/x.js", long.String(), newLineIndex(long.String()))); n < 200 {
