@@ -141,17 +141,22 @@ func syntaxOf(filePath string) fileSyntax {
 // keyIsCredential, so a non-credential key never hides a credential one.
 const (
 	keyChars = `[$@]?[\p{L}_][\p{L}\p{N}_.\-]*`
-	qDouble  = `"(?:[^"\\\n]|\\.)*"`
-	qSingle  = `'(?:[^'\\\n]|\\.)*'`
-	qBack    = "`[^`\\n]*`"
+	// quotedAfterKey is what reQuoted reads between its key and the
+	// value's quote: `: str`, `: String`; `string` (Go) or the name after
+	// a type (Java, its second group), then the operator.
+	quotedAfterKey = `["'` + "`" + `]?\]?` +
+		`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+([A-Za-z_][\w.\[\]]*))?` +
+		`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?`
+	qDouble = `"(?:[^"\\\n]|\\.)*"`
+	qSingle = `'(?:[^'\\\n]|\\.)*'`
+	qBack   = "`[^`\\n]*`"
 )
 
 var (
 	// key <sep> "quoted": source code, json, yaml, toml, ini, php arrays,
 	// xml attributes, shell.
-	reQuoted = regexp.MustCompile(`(?:^|[^\w.\-$@])["'` + "`" + `]?(` + keyChars + `)["'` + "`" + `]?\]?` +
-		`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+([A-Za-z_][\w.\[\]]*))?` + // `: str`, `: String`; `string` (Go) or the name after a type (Java)
-		`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?(` + qDouble + `|` + qSingle + `|` + qBack + `)`)
+	reQuoted = regexp.MustCompile(`(?:^|[^\w.\-$@])["'` + "`" + `]?(` + keyChars + `)` + quotedAfterKey +
+		`(` + qDouble + `|` + qSingle + `|` + qBack + `)`)
 	// key <sep> unquoted value (config files only); the value is read in code.
 	// (A key after ':' is a part of a value — urn:k8s:secret:tls:ca, an
 	// error message's "token: …: …" — not a key; but .npmrc writes
@@ -426,9 +431,7 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 
 // reQuotedTail is what follows the key reQuoted takes (either of its two
 // groups) up to the value's opening quote.
-var reQuotedTail = regexp.MustCompile(`^["'` + "`" + `]?\]?` +
-	`(?:\s*:\s*[A-Za-z_][\w.\[\]]*\??|\s+[A-Za-z_][\w.\[\]]*)?` +
-	`\s*(?:=|:=|:|=>|\?=|\?\?=|\|\|=)\s*(?:[rRbBuU]|@)?["'` + "`" + `]`)
+var reQuotedTail = regexp.MustCompile(`^` + quotedAfterKey + `["'` + "`" + `]`)
 
 // quotedKeyMay reports whether reQuoted can find a key keyIsCredential
 // accepts on a long line (a short one is searched outright): see
