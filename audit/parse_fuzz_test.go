@@ -62,6 +62,14 @@ func FuzzFindAssignments(f *testing.F) {
 		f.Add("run.sh", s)
 		f.Add("app.py", s)
 	}
+	// Lines of 512 bytes or more, where the patterns first look for a
+	// credential key before what they read after it (keyRunMay).
+	pad := strings.Repeat("x=1;", 130)
+	for _, s := range []string{`password: str = "s3cr3tv4lue"`, `login(u, 's3cr3tv4lue')`, `"k ?a=1&api_key=s3cr3tv4lue"`,
+		`"db_token = s3cr3tv4lue"`, `String password = "s3cr3tv4lue"`, `x[secret] ||= ` + "`s3cr3tv4lue`"} {
+		f.Add("app.js", pad+s+";"+pad+"\n")
+		f.Add("a.env", s+" "+pad+"\n")
+	}
 	f.Fuzz(func(t *testing.T, path, content string) {
 		checkSameAssignments(t, path, content)
 		for _, a := range FindAssignments(path, []byte(content)) {
