@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -29,12 +31,14 @@ func (b *blobCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 // same.txt (unchanged) is, and reads as committed without the object
 // store; edited.txt (same length, other bytes), big.txt (same size, other
 // bytes), linked.txt (now a symlink to a file of the same content, never
-// followed) and gone.txt (removed) are read from the object store, as
-// committed, every time it is read (edited.txt, twice).
+// followed), dir/inner.txt (dir now a symlink to a directory outside the
+// work tree holding the same file) and gone.txt (removed) are read from
+// the object store, as committed, every time it is read (edited.txt,
+// twice).
 func TestWorktreeBlob(t *testing.T) {
 	big := strings.Repeat("0123456789abcdef", 4<<10) // 64 KiB
 	files := map[string]string{"same.txt": "unchanged\n", "edited.txt": "committed\n", "big.txt": big,
-		"linked.txt": "linked content\n", "gone.txt": "removed from the work tree\n"}
+		"linked.txt": "linked content\n", "gone.txt": "removed from the work tree\n", "dir/inner.txt": "inner content\n"}
 	for _, backendName := range []string{BackendGoGit, BackendCLI} {
 		t.Run(backendName, func(t *testing.T) {
 			g := gittest.New(t)
@@ -48,6 +52,18 @@ func TestWorktreeBlob(t *testing.T) {
 			g.Write("untracked.txt", files["linked.txt"])
 			g.Symlink("untracked.txt", "linked.txt")
 			g.Remove("gone.txt")
+			// dir becomes a symlink to a directory outside the work tree
+			// that holds inner.txt as committed
+			outside := t.TempDir()
+			if err := os.WriteFile(filepath.Join(outside, "inner.txt"), []byte(files["dir/inner.txt"]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(g.Dir, "dir")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(g.Dir, "dir")); err != nil {
+				t.Fatal(err)
+			}
 
 			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
 			if err != nil {
