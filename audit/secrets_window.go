@@ -736,34 +736,16 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 // may come from a match that does not (or from a `^` at a window's first
 // byte), and the caller then asks matchTouches over the whole text.
 func nearRanges(re *regexp.Regexp, text string, nl []int, ranges [][2]int, reach int) bool {
-	if len(text) == 0 {
-		return re.MatchString(text)
-	}
 	lines := make([][2]int, 0, len(ranges))
 	for _, r := range ranges {
 		first := sort.SearchInts(nl, max(r[0]-1, 0)) - reach
-		last := sort.SearchInts(nl, min(r[1], len(text)-1)) + reach
+		last := sort.SearchInts(nl, min(r[1], max(len(text)-1, 0))) + reach
 		lines = append(lines, [2]int{max(first, 0), last})
 	}
-	slices.SortFunc(lines, func(a, b [2]int) int { return a[0] - b[0] })
-	for i := 0; i < len(lines); {
-		first, last := lines[i][0], lines[i][1]
-		j := i + 1
-		for j < len(lines) && lines[j][0] <= last+1 {
-			last = max(last, lines[j][1])
-			j++
-		}
-		start, end := 0, len(text)
-		if first > 0 && first <= len(nl) {
-			start = nl[first-1]
-		}
-		if last < len(nl) {
-			end = nl[last] + 1
-		}
-		if re.MatchString(text[start:end]) {
+	for _, w := range lineWindows(text, nl, lines) {
+		if re.MatchString(text[w.start:w.end]) {
 			return true
 		}
-		i = j
 	}
 	return false
 }

@@ -345,8 +345,8 @@ func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]by
 // difference — another version, a clean or line-ending filter, a symlink
 // (the file itself, or a directory on its path leading out of the work
 // tree, fsutil.ReadInRoot), no file — leaves the read to the object store;
-// only content equal to the blob is ever taken, so what is read is never other than what the
-// object store holds. A file of 32 KiB or more is read only when its size
+// only content equal to the blob is ever taken, so what is read is never
+// other than what the object store holds. A file of 32 KiB or more is read only when its size
 // is the blob's, and a path whose file once differed is not read again
 // (a range's commits read each version of a changed file).
 func (r *Repo) worktreeBlob(ctx context.Context, p string, id ObjectID) ([]byte, bool) {
