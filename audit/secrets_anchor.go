@@ -98,48 +98,55 @@ func shortest(ss []string) int {
 // newlines is the most '\n' a match of re can hold (unbounded when a
 // repetition without an upper bound can hold one).
 func newlines(re *syntax.Regexp) int {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return strings.Count(string(re.Rune), "\n")
-	case syntax.OpCharClass:
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
-				return 1
+	return most(re, func(re *syntax.Regexp) int {
+		switch re.Op {
+		case syntax.OpLiteral:
+			return strings.Count(string(re.Rune), "\n")
+		case syntax.OpCharClass:
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				if re.Rune[i] <= '\n' && '\n' <= re.Rune[i+1] {
+					return 1
+				}
 			}
+		case syntax.OpAnyChar:
+			return 1
 		}
-		return 0
-	case syntax.OpAnyChar:
-		return 1
+		return 0 // empty-width assertions, empty match, no match, any char but '\n'
+	})
+}
+
+// most is the most a match of re can hold of what leaf counts in each of
+// its nodes that match text themselves (literals, classes, any character;
+// the others count nothing): a sum along a concatenation, the largest of
+// alternatives, unbounded for a repetition without an upper bound of
+// something that counts.
+func most(re *syntax.Regexp, leaf func(*syntax.Regexp) int) int {
+	switch re.Op {
 	case syntax.OpCapture, syntax.OpQuest:
-		return newlines(re.Sub[0])
+		return most(re.Sub[0], leaf)
 	case syntax.OpConcat:
 		n := 0
 		for _, s := range re.Sub {
-			n = min(n+newlines(s), unbounded)
+			n = min(n+most(s, leaf), unbounded)
 		}
 		return n
 	case syntax.OpAlternate:
 		n := 0
 		for _, s := range re.Sub {
-			n = max(n, newlines(s))
+			n = max(n, most(s, leaf))
 		}
 		return n
-	case syntax.OpStar, syntax.OpPlus:
-		if newlines(re.Sub[0]) > 0 {
-			return unbounded
-		}
-		return 0
-	case syntax.OpRepeat:
-		n := newlines(re.Sub[0])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		n := most(re.Sub[0], leaf)
 		if n == 0 {
 			return 0
 		}
-		if re.Max < 0 {
+		if re.Op != syntax.OpRepeat || re.Max < 0 || n >= unbounded {
 			return unbounded
 		}
 		return min(n*re.Max, unbounded)
 	}
-	return 0 // empty-width assertions, empty match, no match, any char but '\n'
+	return leaf(re)
 }
 
 // exact returns the strings re can match, asciiLower'ed, when they are few

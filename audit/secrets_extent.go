@@ -76,50 +76,23 @@ func (e *ruleExtent) end(text string, p, limit int) int {
 // maxLen is the most bytes a match of re can hold (unbounded when a
 // repetition has no upper bound).
 func maxLen(re *syntax.Regexp) int {
-	switch re.Op {
-	case syntax.OpLiteral:
-		n := 0
-		for _, r := range re.Rune {
-			n += runeBytes(r, re.Flags&syntax.FoldCase != 0)
+	return most(re, func(re *syntax.Regexp) int {
+		switch re.Op {
+		case syntax.OpLiteral:
+			n := 0
+			for _, r := range re.Rune {
+				n += runeBytes(r, re.Flags&syntax.FoldCase != 0)
+			}
+			return n
+		case syntax.OpCharClass:
+			if len(re.Rune) > 0 {
+				return runeBytes(re.Rune[len(re.Rune)-1], false)
+			}
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			return utf8.UTFMax
 		}
-		return n
-	case syntax.OpCharClass:
-		if len(re.Rune) == 0 {
-			return 0
-		}
-		return runeBytes(re.Rune[len(re.Rune)-1], false)
-	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-		return utf8.UTFMax
-	case syntax.OpCapture, syntax.OpQuest:
-		return maxLen(re.Sub[0])
-	case syntax.OpConcat:
-		n := 0
-		for _, s := range re.Sub {
-			n = min(n+maxLen(s), unbounded)
-		}
-		return n
-	case syntax.OpAlternate:
-		n := 0
-		for _, s := range re.Sub {
-			n = max(n, maxLen(s))
-		}
-		return n
-	case syntax.OpStar, syntax.OpPlus:
-		if maxLen(re.Sub[0]) == 0 {
-			return 0
-		}
-		return unbounded
-	case syntax.OpRepeat:
-		n := maxLen(re.Sub[0])
-		if n == 0 {
-			return 0
-		}
-		if re.Max < 0 || n >= unbounded {
-			return unbounded
-		}
-		return min(n*re.Max, unbounded)
-	}
-	return 0 // empty-width assertions, empty match, no match
+		return 0 // empty-width assertions, empty match, no match
+	})
 }
 
 // runeBytes is the most bytes of input a rune up to r (a class's last) or,
