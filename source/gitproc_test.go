@@ -359,21 +359,7 @@ func TestGitProcessesOfARange(t *testing.T) {
 // every pair of a history with criss-cross merges, asked twice, and that
 // a memo answer is a copy the caller may change.
 func TestHistoryMemoAnswersAsGit(t *testing.T) {
-	g := gittest.New(t)
-	g.Write("a", "0\n")
-	root := g.Commit("root")
-	g.Git("checkout", "-q", "-b", "x")
-	g.Write("x", "1\n")
-	x1 := g.Commit("x1")
-	g.Git("checkout", "-q", "main")
-	g.Write("m", "1\n")
-	m1 := g.Commit("m1")
-	g.Git("merge", "-q", "--no-edit", "x")
-	mm := g.Git("rev-parse", "HEAD")
-	g.Git("checkout", "-q", "x")
-	g.Git("merge", "-q", "--no-edit", m1)
-	xm := g.Git("rev-parse", "HEAD")
-	ids := []string{root, x1, m1, mm, xm}
+	g, ids := crissCrossHistory(t)
 	ctx := context.Background()
 	for name, r := range openEach(t, g.Dir) {
 		for _, a := range ids {

@@ -257,9 +257,11 @@ func TestBackendsGiveTheSameSnapshots(t *testing.T) {
 	})
 }
 
-// TestMergeBasesAndRevListMatchGit compares both backends' history walks
-// with git's on a history with criss-cross merges and an unrelated root.
-func TestMergeBasesAndRevListMatchGit(t *testing.T) {
+// crissCrossHistory is a history with criss-cross merges (main and x each
+// merged into the other), a commit on each after them, and an unrelated
+// root; ids are its commits.
+func crissCrossHistory(t *testing.T) (*gittest.Repo, []string) {
+	t.Helper()
 	g := gittest.New(t)
 	g.Write("a", "0\n")
 	root := g.Commit("root")
@@ -282,7 +284,13 @@ func TestMergeBasesAndRevListMatchGit(t *testing.T) {
 	g.Git("checkout", "-q", "--orphan", "other")
 	g.Write("o", "o\n")
 	other := g.Commit("unrelated root")
-	ids := []string{root, x1, m1, mm, xm, x2, m2, other}
+	return g, []string{root, x1, m1, mm, xm, x2, m2, other}
+}
+
+// TestMergeBasesAndRevListMatchGit compares both backends' history walks
+// with git's on a history with criss-cross merges and an unrelated root.
+func TestMergeBasesAndRevListMatchGit(t *testing.T) {
+	g, ids := crissCrossHistory(t)
 	ctx := context.Background()
 	for name, r := range openEach(t, g.Dir) {
 		for _, a := range ids {
