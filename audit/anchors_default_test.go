@@ -5,10 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
-	"os"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/ctxpack/ctxpack/internal/generated"
 )
 
 var update = flag.Bool("update", false, "rewrite the files generated from gitleaks' default rules: anchors_default.go, rules_default.go")
@@ -58,20 +59,7 @@ func defaultAnchorsSource(t *testing.T) []byte {
 // -update after a change to the analysis or an upgrade of gitleaks), and
 // anchorsFor answers from it as the analysis would.
 func TestDefaultAnchors(t *testing.T) {
-	want := defaultAnchorsSource(t)
-	if *update {
-		if err := os.WriteFile("anchors_default.go", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Skip("anchors_default.go rewritten; run again to check it")
-	}
-	got, err := os.ReadFile("anchors_default.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("anchors_default.go is not the analysis of gitleaks' default rules: go test ./audit -run TestDefaultAnchors -update")
-	}
+	generated.Check(t, "anchors_default.go", defaultAnchorsSource(t), *update, "go test ./audit -run TestDefaultAnchors -update")
 	if len(defaultAnchors) < 200 {
 		t.Fatalf("%d default patterns: not gitleaks' default rules", len(defaultAnchors))
 	}

@@ -6,13 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ctxpack/ctxpack/internal/generated"
 )
 
 var update = flag.Bool("update", false, "rewrite decoded_schemas.go from the schema files")
@@ -154,20 +155,7 @@ func decodedSchemasSource(t *testing.T) []byte {
 // as json.Unmarshal decodes it (rewrite it with -update after changing a
 // schema), so compile can skip the decoding, ~4 ms of every process.
 func TestDecodedSchemas(t *testing.T) {
-	want := decodedSchemasSource(t)
-	if *update {
-		if err := os.WriteFile("decoded_schemas.go", want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Skip("decoded_schemas.go rewritten; run again to check it")
-	}
-	got, err := os.ReadFile("decoded_schemas.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatal("decoded_schemas.go is not the decoding of the schema files: go test ./pack/schema -run TestDecodedSchemas -update")
-	}
+	generated.Check(t, "decoded_schemas.go", decodedSchemasSource(t), *update, "go test ./pack/schema -run TestDecodedSchemas -update")
 	for _, f := range schemaFiles {
 		var s jsonschema.Schema
 		if err := json.Unmarshal(f.doc, &s); err != nil {
