@@ -433,15 +433,6 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 // groups) up to the value's opening quote.
 var reQuotedTail = regexp.MustCompile(`^` + quotedAfterKey + `["'` + "`" + `]`)
 
-// quotedKeyMay reports whether reQuoted can find a key keyIsCredential
-// accepts on a long line (a short one is searched outright): see
-// keyRunMay. Without such a key the pattern runs over the line only to
-// find keys that are then all passed over (the minified scripts of a web
-// project: lines of 100 KB holding "token" somewhere).
-func quotedKeyMay(line, lower string, ascii bool) bool {
-	return len(line) < 512 || keyRunMay(line, lower, ascii, "\"'`] \t\n\r\f:=?|", reQuotedTail)
-}
-
 // queryValue is a byte of a URL query parameter's value.
 const queryValue = `[^&\s#"'<>` + "`" + `;,)]`
 
@@ -452,15 +443,27 @@ var reQueryTail = regexp.MustCompile(`^=` + queryValue)
 // must hold a '=' (unquotedAssignments without colon).
 var reEqTail = regexp.MustCompile(`^["']?[ \t]*(?:=|:=|::=|\?=)`)
 
-// keyRunMay reports whether a run of key characters in line (lower: its
-// ASCII-lowercased copy; ascii: line has no other bytes) that
-// mayHoldCredentialKey accepts is followed by tail, whose first byte is
-// one of first. The keys keyChars reads are such runs, whole: none of the
-// patterns that read them lets a letter, digit, '_', '.' or '-' follow the
-// key, and the byte before it is none of those or a non-ASCII letter. So
-// a pattern that needs a credential key and then tail finds none when
-// this is false.
-func keyRunMay(line, lower string, ascii bool, first string, tail *regexp.Regexp) bool {
+// credentialKeys finds, on a line of longKeyLine bytes or more, where a
+// key a pattern needs may stand (on the first question asked of it): a
+// key the patterns read (keyChars) is a whole run of key characters —
+// none of them lets a letter, digit, '_', '.' or '-' follow the key, and
+// the byte before it is none of those or a non-ASCII letter — so it is one
+// of the runs mayHoldCredentialKey accepts that a byte a key's tail begins
+// with follows. A pattern that needs a
+// credential key and then its tail finds none where keyThen says so, and
+// on a minified line (100 KB holding "token" somewhere) it need not run.
+type credentialKeys struct {
+	line, lower string
+	ascii       bool
+	ends        []int // where those runs end (found on the first question)
+	found       bool
+}
+
+const longKeyLine = 512
+
+func (k *credentialKeys) find() {
+	k.found = true
+	line := k.line
 	isKey := func(i int) (int, bool) {
 		c := line[i]
 		if c < utf8.RuneSelf {
@@ -483,8 +486,26 @@ func keyRunMay(line, lower string, ascii bool, first string, tail *regexp.Regexp
 			}
 			i += w
 		}
-		if i < len(line) && strings.IndexByte(first, line[i]) >= 0 &&
-			mayHoldCredentialKey(line[start:i], lower[start:i], ascii) && tail.MatchString(line[i:]) {
+		// the first bytes of reQuotedTail, reEqTail and reQueryTail
+		if i < len(line) && strings.IndexByte("\"'`] \t\n\r\f:=?|", line[i]) >= 0 &&
+			mayHoldCredentialKey(line[start:i], k.lower[start:i], k.ascii) {
+			k.ends = append(k.ends, i)
+		}
+	}
+}
+
+// keyThen reports whether a credential key may end inside (from, to] of
+// the line with tail matching from its end up to to (always, on a line
+// shorter than longKeyLine).
+func (k *credentialKeys) keyThen(tail *regexp.Regexp, from, to int) bool {
+	if len(k.line) < longKeyLine {
+		return true
+	}
+	if !k.found {
+		k.find()
+	}
+	for _, i := range k.ends {
+		if i > from && i <= to && tail.MatchString(k.line[i:to]) {
 			return true
 		}
 	}
@@ -569,7 +590,8 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	mayKey := mayHoldCredentialKey(line, lower, ascii)
 	// key <sep> "literal": a quote after an '=' or ':'
 	sep := strings.IndexAny(line, "=:")
-	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep && quotedKeyMay(line, lower, ascii), reQuoted, line) {
+	keys := &credentialKeys{line: line, lower: lower, ascii: ascii}
+	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep && keys.keyThen(reQuotedTail, -1, len(line)), reQuoted, line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -623,7 +645,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// ?token=…
-	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&") && (len(line) < 512 || keyRunMay(line, lower, ascii, "=", reQueryTail)), reQueryParam, line) {
+	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&") && keys.keyThen(reQueryTail, -1, len(line)), reQueryParam, line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4], m[5])
 		}
@@ -665,7 +687,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 				// a key lies inside the string: test the string alone
 				sub, subLower, subASCII := line[s:e], lower[s:e], ascii || isASCII(line[s:e])
 				if strings.IndexByte(sub, '=') >= 0 && mayHoldCredentialKey(sub, subLower, subASCII) &&
-					(len(sub) < 512 || keyRunMay(sub, subLower, subASCII, "\"' \t=:?", reEqTail)) {
+					keys.keyThen(reEqTail, s, e) {
 					unquotedAssignments(sub, s, fileSyntax{unquoted: true, word: true}, false, add)
 				}
 			})

@@ -63,7 +63,7 @@ func FuzzFindAssignments(f *testing.F) {
 		f.Add("app.py", s)
 	}
 	// Lines of 512 bytes or more, where the patterns first look for a
-	// credential key before what they read after it (keyRunMay).
+	// credential key before what they read after it (credentialKeys).
 	pad := strings.Repeat("x=1;", 130)
 	for _, s := range []string{`password: str = "s3cr3tv4lue"`, `login(u, 's3cr3tv4lue')`, `"k ?a=1&api_key=s3cr3tv4lue"`,
 		`"db_token = s3cr3tv4lue"`, `String password = "s3cr3tv4lue"`, `x[secret] ||= ` + "`s3cr3tv4lue`"} {
