@@ -7,37 +7,54 @@ import (
 	"time"
 )
 
+// setGC sets the GC percent to 150 and the memory limit to 1 GiB (as
+// GOGC=150 and GOMEMLIMIT would) for the test, and puts back the process's
+// after it.
+func setGC(t *testing.T) {
+	prev := debug.SetGCPercent(150)
+	prevLimit := debug.SetMemoryLimit(1 << 30)
+	t.Cleanup(func() {
+		debug.SetGCPercent(prev)
+		debug.SetMemoryLimit(prevLimit)
+	})
+}
+
+// gcPercentNow is the GC percent in force.
+func gcPercentNow() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// memoryLimitNow is the memory limit in force.
+func memoryLimitNow() int64 { return debug.SetMemoryLimit(-1) }
+
 // TestPauseGC: overlapping runs keep the collector off until the last one
 // resumes, a second resume of a run changes nothing, and the GC percent in
 // force before (here 150, as GOGC=150 would set) comes back; while paused
 // the heap is bounded by a memory limit, and the limit in force before (here
 // 1 GiB, as GOMEMLIMIT would set) comes back too.
 func TestPauseGC(t *testing.T) {
-	prev := debug.SetGCPercent(150)
-	defer debug.SetGCPercent(prev)
-	prevLimit := debug.SetMemoryLimit(1 << 30)
-	defer debug.SetMemoryLimit(prevLimit)
-	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
-	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	setGC(t)
 
 	a := pauseGC()
 	b := pauseGC()
-	if p := percent(); p != -1 {
+	if p := gcPercentNow(); p != -1 {
 		t.Fatalf("GC percent %d while two runs start, want -1 (off)", p)
 	}
-	if l := limit(); l != pausedHeapLimit {
+	if l := memoryLimitNow(); l != pausedHeapLimit {
 		t.Fatalf("memory limit %d while paused, want %d", l, pausedHeapLimit)
 	}
 	a()
 	a()
-	if p := percent(); p != -1 {
+	if p := gcPercentNow(); p != -1 {
 		t.Fatalf("GC percent %d after one of two runs resumed (twice), want -1 (off)", p)
 	}
 	b()
-	if p := percent(); p != 150 {
+	if p := gcPercentNow(); p != 150 {
 		t.Fatalf("GC percent %d after both runs resumed, want 150", p)
 	}
-	if l := limit(); l != 1<<30 {
+	if l := memoryLimitNow(); l != 1<<30 {
 		t.Fatalf("memory limit %d after both runs resumed, want %d", l, 1<<30)
 	}
 }
@@ -48,37 +65,33 @@ func TestPauseGC(t *testing.T) {
 // nothing, the end of an earlier window does not end the current one, and
 // the next pause starts paused again.
 func TestPauseGCEndsAtFirstCollection(t *testing.T) {
-	prev := debug.SetGCPercent(150)
-	defer debug.SetGCPercent(prev)
-	prevLimit := debug.SetMemoryLimit(1 << 30)
-	defer debug.SetMemoryLimit(prevLimit)
-	percent := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	setGC(t)
 
 	resume := pauseGC()
 	gcPaused.Lock()
 	gen := gcPaused.gen
 	gcPaused.Unlock()
 	restoreGC(gen - 1) // an earlier window's sentinel
-	if p := percent(); p != -1 {
+	if p := gcPercentNow(); p != -1 {
 		t.Fatalf("GC percent %d after an earlier window ended, want -1 (off)", p)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for percent() != 150 {
+	for gcPercentNow() != 150 {
 		if time.Now().After(deadline) {
 			t.Fatal("the collector is still paused after collections")
 		}
 		runtime.GC() // the finalizer runs on its own goroutine, after it
 		time.Sleep(time.Millisecond)
 	}
-	if l := debug.SetMemoryLimit(-1); l != 1<<30 {
+	if l := memoryLimitNow(); l != 1<<30 {
 		t.Fatalf("memory limit %d after the first collection, want %d", l, 1<<30)
 	}
 	resume()
-	if p := percent(); p != 150 {
+	if p := gcPercentNow(); p != 150 {
 		t.Fatalf("GC percent %d after the run resumed too, want 150", p)
 	}
 	again := pauseGC()
-	if p := percent(); p != -1 {
+	if p := gcPercentNow(); p != -1 {
 		t.Fatalf("GC percent %d in the next pause, want -1 (off)", p)
 	}
 	again()
