@@ -58,33 +58,29 @@ func (m *historyMemo) reset() {
 
 // mergeBases is the backend's mergeBases of x and y, asked once.
 func (r *Repo) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error) {
-	q := question("merge-base", x, y)
-	if ids, ok := r.memo.get(q); ok {
-		return ids, nil
-	}
-	if r.linearRange(ctx, x, y) {
-		ids, _ := r.memo.get(q)
-		return ids, nil
-	}
-	ids, err := r.b.mergeBases(ctx, x, y)
-	if err != nil {
-		return nil, err
-	}
-	r.memo.put(q, ids)
-	return ids, nil
+	return r.answer(question("merge-base", x, y),
+		func() bool { return r.linearRange(ctx, x, y) },
+		func() ([]ObjectID, error) { return r.b.mergeBases(ctx, x, y) })
 }
 
 // revList is the backend's revList of head without exclude, asked once.
 func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) ([]ObjectID, error) {
-	q := question("rev-list", append([]ObjectID{head}, exclude...)...)
+	return r.answer(question("rev-list", append([]ObjectID{head}, exclude...)...),
+		func() bool { return len(exclude) == 1 && r.linearRange(ctx, head, exclude[0]) },
+		func() ([]ObjectID, error) { return r.b.revList(ctx, head, exclude) })
+}
+
+// answer is the memo's answer to q; else, when linear walks the range (and
+// stores both answers), its answer; else ask's, stored.
+func (r *Repo) answer(q string, linear func() bool, ask func() ([]ObjectID, error)) ([]ObjectID, error) {
 	if ids, ok := r.memo.get(q); ok {
 		return ids, nil
 	}
-	if len(exclude) == 1 && r.linearRange(ctx, head, exclude[0]) {
+	if linear() {
 		ids, _ := r.memo.get(q)
 		return ids, nil
 	}
-	ids, err := r.b.revList(ctx, head, exclude)
+	ids, err := ask()
 	if err != nil {
 		return nil, err
 	}
