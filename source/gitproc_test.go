@@ -364,11 +364,7 @@ func TestHistoryMemoAnswersAsGit(t *testing.T) {
 	for name, r := range openEach(t, g.Dir) {
 		for _, a := range ids {
 			for _, b := range ids {
-				out, _ := g.TryGit(nil, "merge-base", "--all", a, b)
-				wantBases := strings.Fields(out)
-				sort.Strings(wantBases)
-				wantList := strings.Fields(g.Git("rev-list", a, "--not", b))
-				sort.Strings(wantList)
+				wantBases, wantList := gitHistory(g, a, b)
 				for i := range 2 {
 					bases, err := r.mergeBases(ctx, ObjectID(a), ObjectID(b))
 					if err != nil || fmt.Sprint(bases) != fmt.Sprint(wantBases) {
