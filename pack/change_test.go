@@ -2,8 +2,10 @@ package pack_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -319,5 +321,39 @@ func TestAddedFunctionRegionIsNamed(t *testing.T) {
 	it, ok := item(p, "store/store.go")
 	if !ok || it.Symbol != "helper" || it.SymbolType != "function" || it.Distance == nil || *it.Distance != 0 {
 		t.Fatalf("store.go region = %+v", it)
+	}
+}
+
+// A short name the new lines call is looked for in the changed files only:
+// sum, defined beside the call, is sent as what the change calls; add,
+// defined only in an unchanged file of the package, is not looked for
+// (short names are in most files and defined in few); addAll, as long as a
+// name looked up across the tree must be, is found there.
+func TestShortCalleesStayInTheChange(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("go.mod", "module example.com/calc\n\ngo 1.22\n")
+	var filler strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&filler, "\n// pad%d pads the file.\nfunc pad%d() int {\n\treturn %d\n}\n", i, i, i)
+	}
+	calc := func(body string) string {
+		return "package calc\n\n// sum adds xs.\nfunc sum(xs []int) int {\n\tt := 0\n\tfor _, x := range xs {\n\t\tt += x\n\t}\n\treturn t\n}\n" +
+			filler.String() + "\n// Total is the total of xs.\nfunc Total(xs []int) int {\n" + body + "}\n"
+	}
+	g.Write("calc/calc.go", calc("\treturn 0\n"))
+	g.Write("calc/add.go", "package calc\n\n// add adds two.\nfunc add(a, b int) int {\n\treturn a + b\n}\n\n// addAll adds all.\nfunc addAll(xs ...int) int {\n\treturn sum(xs)\n}\n")
+	g.Commit("base")
+	g.Write("calc/calc.go", calc("\treturn add(sum(xs), addAll(xs...))\n"))
+	g.Commit("calc: total adds")
+	_, p := build(t, pipeline.PackOptions{Dir: g.Dir, Commit: "HEAD"})
+	calls := map[string]bool{}
+	for _, it := range p.Contents {
+		if slices.Contains(it.Relationship, pack.RelCalls) {
+			calls[it.Path+" "+it.Symbol] = true
+		}
+	}
+	want := map[string]bool{"calc/calc.go sum": true, "calc/add.go addAll": true}
+	if !maps.Equal(calls, want) {
+		t.Errorf("callees sent: %v, want %v", calls, want)
 	}
 }

@@ -17,7 +17,7 @@ const (
 	maxCallers       = 24
 	maxImports       = 12
 	maxGrepWords     = 48
-	// minCallerName: shorter symbol names match too much to grep for.
+	// minCallerName: shorter names match too much to grep for.
 	minCallerName = 4
 )
 
@@ -28,6 +28,23 @@ var commonNames = set("String", "Error", "Close", "Init", "init", "main", "Read"
 	"toString", "render", "setup", "__init__", "__str__", "__repr__", "constructor", "equals", "hashCode", "test",
 	"Test", "MarshalJSON", "UnmarshalJSON", "ServeHTTP", "Handle", "Handler", "Validate", "Copy", "Clone", "Update",
 	"Delete", "Create", "List", "Wait", "Done", "Lock", "Unlock", "Add", "Remove", "Format", "Parse", "Print")
+
+// greppable reports whether name is worth looking up across the tree: a
+// short name (get, all, end) is in most files of a repository and defined
+// in few or none of them, so looking up its definition or its callers there
+// reads and scans file after file for nothing.
+func greppable(name string) bool { return len(name) >= minCallerName && identifier(name) }
+
+// identifier reports whether name may be a name in code: a symbol named
+// "anonymous function" is in none.
+func identifier(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isWordByte(c) && c != '$' {
+			return false
+		}
+	}
+	return name != ""
+}
 
 // relations finds what the change touches beyond its own lines: the
 // definitions its added lines call (callees), the definitions and tests
@@ -60,7 +77,7 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 			}
 		}
 		for _, n := range lang.CalledNames(added.String()) {
-			if !calledSeen[n] {
+			if identifier(n) && !calledSeen[n] {
 				calledSeen[n] = true
 				called = append(called, n)
 			}
@@ -74,7 +91,7 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 			}
 			for _, s := range lang.Overlapping(st.facts.Symbols, h.lo, h.hi) {
 				n := s.Short()
-				if len(n) < minCallerName || commonNames[n] || symSeen[n] || s.Kind == lang.KindVar {
+				if !greppable(n) || commonNames[n] || symSeen[n] || s.Kind == lang.KindVar {
 					continue
 				}
 				symSeen[n] = true
@@ -85,13 +102,30 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 	if len(exts) == 0 {
 		return nil, nil
 	}
-	words := append(append([]string{}, changedSyms...), called...)
+	words := append([]string{}, changedSyms...)
+	var short []string
+	for _, n := range called {
+		if greppable(n) {
+			words = append(words, n)
+		} else {
+			short = append(short, n)
+		}
+	}
 	if len(words) > maxGrepWords {
 		words = words[:maxGrepWords]
 	}
 	hits, err := b.grep(ctx, words, GrepOptions{Exts: exts})
 	if err != nil {
 		return nil, err
+	}
+	// A short name called is looked for in the changed files only (res.get
+	// defined beside the lines calling it).
+	for _, n := range short {
+		for _, st := range states {
+			if st.e != nil && changeKind(st) != 2 && len(wordLines(st.e.original, n)) > 0 {
+				hits[n] = append(hits[n], st.c.Path)
+			}
+		}
 	}
 	r := &relationFinder{b: b, changedDirs: changedDirs, changedFile: changedFile, read: map[string]*entry{}}
 	var units []*unit
