@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -119,7 +120,24 @@ func (r *Repo) ordered(ctx context.Context, ids []ObjectID) ([]*Commit, error) {
 	return topoOrder(set), nil
 }
 
+// fullID reports whether id is a whole object id (SHA-1 or SHA-256 hex).
+func fullID(id ObjectID) bool {
+	if len(id) != 40 && len(id) != 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func (r *Repo) commit(ctx context.Context, id ObjectID) (*Commit, error) {
+	if c, ok := r.commits.get(id); ok {
+		c.Parents = slices.Clone(c.Parents)
+		return &c, nil
+	}
 	c, err := r.b.commit(ctx, id)
 	if err != nil {
 		if errors.Is(err, errMissing) {
@@ -129,6 +147,11 @@ func (r *Repo) commit(ctx context.Context, id ObjectID) (*Commit, error) {
 			return nil, fmt.Errorf("read commit %s: it is damaged in the object store: %s: %w", id, damagedHelp, err)
 		}
 		return nil, fmt.Errorf("read commit %s: %w", id, err)
+	}
+	if fullID(id) { // not a name whose commit may move
+		memo := *c
+		memo.Parents = slices.Clone(c.Parents)
+		r.commits.put(id, memo, 1, maxMemoCommits)
 	}
 	return c, nil
 }
@@ -259,7 +282,7 @@ func (r *Repo) walkTree(ctx context.Context, root ObjectID, of string, visit fun
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		entries, err := r.b.tree(ctx, id)
+		entries, err := r.tree(ctx, id)
 		if err != nil {
 			return fmt.Errorf("read tree %s (%s/) of %s: %w", id, safePath(dir), of, err)
 		}
@@ -392,7 +415,7 @@ func (r *Repo) entryAt(ctx context.Context, c *Commit, p string) (*treeEntry, er
 		return nil, nil
 	}
 	for i, name := range parts {
-		entries, err := r.b.tree(ctx, tree)
+		entries, err := r.tree(ctx, tree)
 		if err != nil {
 			return nil, fmt.Errorf("read tree %s of %s: %w", tree, c.ID.Short(), err)
 		}

@@ -196,7 +196,7 @@ func (r *Repo) ReadTree(ctx context.Context, id ObjectID) ([]TreeEntry, error) {
 	if r.b == nil {
 		return nil, fmt.Errorf("%s is not a git repository", r.Root)
 	}
-	entries, err := r.b.tree(ctx, id)
+	entries, err := r.tree(ctx, id)
 	if err != nil {
 		return nil, r.objectError("tree", id, err)
 	}

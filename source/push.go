@@ -259,7 +259,7 @@ func (r *Repo) scopeFiles(ctx context.Context, head *Commit, changes []pack.Chan
 			trees[d] = nil
 			return nil, nil
 		}
-		entries, err := r.b.tree(ctx, id)
+		entries, err := r.tree(ctx, id)
 		if err != nil {
 			return nil, fmt.Errorf("read tree %s (%s/) of %s: %w", id, safePath(d), head.ID.Short(), err)
 		}

@@ -53,6 +53,9 @@ type Repo struct {
 	bare              bool
 	// memo answers history questions asked again (see historyMemo).
 	memo historyMemo
+	// trees and commits keep the objects read (see objectMemo).
+	trees   objectMemo[[]treeEntry]
+	commits objectMemo[Commit]
 	// worktreeMisses holds the paths whose work-tree file once held
 	// another content than the blob asked (see worktreeBlob).
 	worktreeMisses sync.Map

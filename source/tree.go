@@ -82,7 +82,7 @@ func (t *headTree) Dir(ctx context.Context, dir string) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	entries, err := t.r.b.tree(ctx, tree)
+	entries, err := t.r.tree(ctx, tree)
 	if err != nil {
 		return nil, fmt.Errorf("read tree %s (%s/) of %s: %w", tree, dir, t.commit.ID.Short(), err)
 	}
@@ -129,7 +129,7 @@ func (t *headTree) treeOf(ctx context.Context, dir string) (ObjectID, bool, erro
 		if i := strings.IndexByte(dir[start:], '/'); i >= 0 {
 			end = start + i
 		}
-		entries, err := t.r.b.tree(ctx, tree)
+		entries, err := t.r.tree(ctx, tree)
 		if err != nil {
 			return "", false, err
 		}

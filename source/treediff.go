@@ -252,7 +252,7 @@ func (r *Repo) diffTrees(ctx context.Context, from, to, at ObjectID) ([]rawChang
 		if id == "" {
 			return nil, nil
 		}
-		entries, err := r.b.tree(ctx, id)
+		entries, err := r.tree(ctx, id)
 		if err != nil {
 			if p == "" {
 				p = "/"

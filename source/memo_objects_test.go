@@ -1,0 +1,134 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/internal/gittest"
+)
+
+// objectCounter counts the trees and commits read from the object store.
+type objectCounter struct {
+	backend
+	mu      sync.Mutex
+	trees   map[ObjectID]int
+	commits map[ObjectID]int
+}
+
+func (b *objectCounter) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
+	b.mu.Lock()
+	b.trees[id]++
+	b.mu.Unlock()
+	return b.backend.tree(ctx, id)
+}
+
+func (b *objectCounter) commit(ctx context.Context, id ObjectID) (*Commit, error) {
+	b.mu.Lock()
+	b.commits[id]++
+	b.mu.Unlock()
+	return b.backend.commit(ctx, id)
+}
+
+// TestObjectMemo: with either backend, looking up the files of a head
+// tree one by one reads each tree once, however many files sit below it;
+// a commit asked by its id is read once and each caller gets its own copy;
+// a commit asked by a name that may move (HEAD) is read every time.
+func TestObjectMemo(t *testing.T) {
+	for _, backendName := range []string{BackendGoGit, BackendCLI} {
+		t.Run(backendName, func(t *testing.T) {
+			g := gittest.New(t)
+			for i := range 4 {
+				g.Write(fmt.Sprintf("a/b/f%d.txt", i), fmt.Sprintf("file %d\n", i))
+			}
+			g.Write("top.txt", "top\n")
+			first := g.Commit("first")
+			g.Write("top.txt", "top, again\n")
+			g.Commit("second")
+
+			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			counter := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}}
+			r.b = counter
+			ctx := context.Background()
+			head, err := r.ResolveContext(ctx, "HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := r.commit(ctx, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := r.headTree(c)
+			for _, p := range []string{"a/b/f0.txt", "a/b/f1.txt", "a/b/f2.txt", "a/b/f3.txt", "top.txt", "a/b/none.txt"} {
+				f, ok, err := tree.File(ctx, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok != (p != "a/b/none.txt") || ok && f.Path != p {
+					t.Fatalf("File(%s) = %v, %v", p, f.Path, ok)
+				}
+			}
+			if len(counter.trees) != 3 {
+				t.Errorf("trees read: %v, want the root, a and a/b", counter.trees)
+			}
+			for id, n := range counter.trees {
+				if n != 1 {
+					t.Errorf("tree %s read %d times, want once", id, n)
+				}
+			}
+
+			again, err := r.commit(ctx, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := counter.commits[head]; n != 1 {
+				t.Errorf("commit %s read %d times, want once", head, n)
+			}
+			if again.ID != c.ID || again.Tree != c.Tree || len(again.Parents) != 1 || again.Parents[0] != ObjectID(first) {
+				t.Fatalf("the memo's commit %+v differs from the one read %+v", again, c)
+			}
+			again.Parents[0] = "changed by a caller"
+			third, err := r.commit(ctx, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if third.Parents[0] != ObjectID(first) {
+				t.Errorf("a caller's change to its commit reached the memo: parents %v", third.Parents)
+			}
+
+			if backendName == BackendCLI { // go-git reads ids only
+				for range 2 {
+					if _, err := r.commit(ctx, "HEAD"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if n := counter.commits["HEAD"]; n != 2 {
+					t.Errorf("commit HEAD read %d times, want twice (a name is not kept)", n)
+				}
+			}
+		})
+	}
+}
+
+// TestObjectMemoBound: the memo stops taking objects once their weights
+// reach its bound, and keeps those it has.
+func TestObjectMemoBound(t *testing.T) {
+	var m objectMemo[int]
+	m.put("a", 1, 3, 5)
+	m.put("b", 2, 3, 5) // over the bound: not kept
+	m.put("c", 3, 2, 5)
+	m.put("a", 9, 1, 5) // kept already: unchanged
+	for id, want := range map[ObjectID]int{"a": 1, "c": 3} {
+		if v, ok := m.get(id); !ok || v != want {
+			t.Errorf("get(%s) = %d, %v; want %d", id, v, ok, want)
+		}
+	}
+	if _, ok := m.get("b"); ok {
+		t.Error("b was kept past the bound")
+	}
+}
