@@ -170,6 +170,9 @@ type builder struct {
 	// facts, resolver: the language facts and import resolver (imports.go).
 	facts    map[string]*lang.Facts
 	resolver *lang.Resolver
+	// rawFacts are the facts of files read and not yet scanned, extracted
+	// only to tell whether they define a name (relationFinder.mayDefine).
+	rawFacts map[string]*lang.Facts
 	// ignore are the .ctxpackignore texts read (nil: looked up, absent).
 	ignore map[string][]byte
 	// added are the files taken from the head tree beyond the snapshot's.

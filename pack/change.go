@@ -641,10 +641,24 @@ func hunksCover(st *changeState, lo, hi int) bool {
 // tree (and then classified, filtered and scanned like every file); nil
 // when there is none or it may not leave.
 func (b *builder) entryOf(ctx context.Context, p string) (*entry, error) {
+	e, err := b.readEntry(ctx, p)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	if err := b.scanEntry(ctx, e); err != nil {
+		return nil, err
+	}
+	if e.row.Reason != "" {
+		return nil, nil
+	}
+	return e, nil
+}
+
+// readEntry is entryOf without the scan: a file of a change pack read and
+// classified, pending its scan (lazyScan); nil when it is not there or
+// excluded before any scan.
+func (b *builder) readEntry(ctx context.Context, p string) (*entry, error) {
 	if e, ok := b.byPath[p]; ok {
-		if err := b.scanEntry(ctx, e); err != nil {
-			return nil, err
-		}
 		if e.row.Reason != "" {
 			return nil, nil
 		}
@@ -675,9 +689,6 @@ func (b *builder) entryOf(ctx context.Context, p string) (*entry, error) {
 		return nil, err
 	}
 	b.addEntry(e)
-	if err := b.scanEntry(ctx, e); err != nil {
-		return nil, err
-	}
 	if e.row.Reason != "" {
 		return nil, nil
 	}

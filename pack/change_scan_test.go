@@ -320,3 +320,60 @@ func TestChangePackScansOnlyWhatTheBudgetReaches(t *testing.T) {
 		t.Errorf("a_notes.txt: sent %v, content %q, original_withheld %q: want it sent redacted, its original withheld", ok, notes.Content, notes.OriginalWithheld)
 	}
 }
+
+// Looking for the definition of a name the change calls scans only the
+// file that defines it: the files that merely mention it are read, their
+// definitions looked up, and scanned only if the budget reaches them
+// later, like any unchanged file. What is sent is the same as when every
+// file is scanned first.
+func TestCalleeLookupScansTheDefinition(t *testing.T) {
+	g := changeRepo(t)
+	var body strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&body, "// step%d advances the machine by one state of %d.\nfunc step%d(s int) int { return s*%d + %d }\n\n", i, i, i, i+3, i*7)
+	}
+	const mentions = 20
+	for i := range mentions {
+		g.Write(fmt.Sprintf("notes/n%02d.go", i), "package notes\n\n// See lookupRow in the store.\n"+body.String())
+	}
+	g.Write("rows/rows.go", "package rows\n\n// lookupRow finds a row.\nfunc lookupRow(k string) string {\n\treturn k\n}\n")
+	g.Commit("notes")
+	g.Write("store/store.go", storeGo("\t_ = lookupRow(k)\n\ts.rows[k] = v\n\treturn nil\n"))
+	g.Commit("store: look the row up")
+
+	build := func(action string) (*pack.Result, *recordingScanner) {
+		pol := policy.Default()
+		pol.Secrets.Action = action
+		sc := &recordingScanner{scanned: map[string]int{}}
+		res, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: pol, Scanner: sc, ToolVersion: "0.0.0-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, sc
+	}
+	sent := func(p *pack.Pack) []string {
+		var out []string
+		for _, it := range append(append([]pack.Item{}, p.KeyFiles...), p.Contents...) {
+			out = append(out, fmt.Sprintf("%s:%d-%d:%s", it.Path, it.StartLine, it.EndLine, strings.Join(it.Relationship, ",")))
+		}
+		return out
+	}
+	lazy, sc := build(policy.ActionRedact)
+	eager, _ := build(policy.ActionExclude)
+	if got, want := sent(lazy.Pack), sent(eager.Pack); !slices.Equal(got, want) {
+		t.Errorf("items, definitions looked up before the scan:\n%q\nevery file scanned first:\n%q", got, want)
+	}
+	def, ok := item(lazy.Pack, "rows/rows.go")
+	if !ok || !slices.Contains(def.Relationship, pack.RelCalls) || sc.scanned["rows/rows.go"] == 0 {
+		t.Errorf("rows/rows.go: sent %v as %v, scanned %d times; want it sent as what the change calls", ok, def.Relationship, sc.scanned["rows/rows.go"])
+	}
+	scanned := 0
+	for i := range mentions {
+		if sc.scanned[fmt.Sprintf("notes/n%02d.go", i)] > 0 {
+			scanned++
+		}
+	}
+	if scanned >= mentions/2 {
+		t.Errorf("%d of the %d files that only mention lookupRow were scanned: want only those the budget reaches", scanned, mentions)
+	}
+}

@@ -139,6 +139,11 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 		}
 		files := r.rankFiles(hits[name])
 		for _, p := range files {
+			if ok, err := r.mayDefine(ctx, p, name); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
 			e, err := r.entry(ctx, p)
 			if err != nil {
 				return nil, err
@@ -405,20 +410,64 @@ type relationFinder struct {
 	res         *lang.Resolver
 }
 
-// entry reads a related file (at most maxRelationFiles of them).
-func (r *relationFinder) entry(ctx context.Context, p string) (*entry, error) {
+// file reads a related file (at most maxRelationFiles of them), without
+// scanning it.
+func (r *relationFinder) file(ctx context.Context, p string) (*entry, error) {
 	if e, ok := r.read[p]; ok {
 		return e, nil
 	}
 	if len(r.read) >= maxRelationFiles {
 		return nil, nil
 	}
-	e, err := r.b.entryOf(ctx, p)
+	e, err := r.b.readEntry(ctx, p)
 	if err != nil {
 		return nil, err
 	}
 	r.read[p] = e
 	return e, nil
+}
+
+// entry reads and scans a related file; nil when it may not leave.
+func (r *relationFinder) entry(ctx context.Context, p string) (*entry, error) {
+	e, err := r.file(ctx, p)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	if err := r.b.scanEntry(ctx, e); err != nil {
+		return nil, err
+	}
+	if e.row.Reason != "" {
+		return nil, nil
+	}
+	return e, nil
+}
+
+// mayDefine reports whether the file at p may define name, before it is
+// scanned: most files a short grep word finds (join, send, request) define
+// nothing of that name, and scanning each for secrets only to look was
+// most of a range's relations (express: 60 files read, one sent). A file
+// not yet scanned is answered from the facts of its unredacted text, which
+// only say yes or no here and leave nothing; they stand for the facts of
+// the scanned text when the scan found nothing to redact (rawFacts), and
+// a redaction only replaces a secret, so it never adds a definition.
+func (r *relationFinder) mayDefine(ctx context.Context, p, name string) (bool, error) {
+	e, err := r.file(ctx, p)
+	if err != nil || e == nil {
+		return false, err
+	}
+	if !e.pending {
+		return true, nil // scanned: its own facts answer
+	}
+	b := r.b
+	f, ok := b.rawFacts[p]
+	if !ok {
+		f = lang.Extract(p, e.original)
+		if b.rawFacts == nil {
+			b.rawFacts = map[string]*lang.Facts{}
+		}
+		b.rawFacts[p] = f
+	}
+	return len(lang.Defined(f.Symbols, name)) > 0, nil
 }
 
 // distance is 1 for a file in a changed directory (the same package), 2

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ctxpack/ctxpack/policy"
 )
@@ -73,9 +74,15 @@ func (b *builder) extractAll(paths []string) {
 	}
 	var todo []*entry
 	for _, p := range paths {
-		if _, ok := b.facts[p]; !ok {
-			todo = append(todo, b.byPath[p])
+		if _, ok := b.facts[p]; ok {
+			continue
 		}
+		e := b.byPath[p]
+		if f, ok := b.rawFacts[p]; ok && sameText(e.analysis, e.original) {
+			b.facts[p] = f // the scan redacted nothing: the facts of the text read
+			continue
+		}
+		todo = append(todo, e)
 	}
 	out := make([]*lang.Facts, len(todo))
 	var wg sync.WaitGroup
@@ -98,6 +105,12 @@ func (b *builder) extractAll(paths []string) {
 	for i, e := range todo {
 		b.facts[e.file.Path] = out[i]
 	}
+}
+
+// sameText reports whether a and b are one string in memory (the analysis
+// text of a file whose scan redacted nothing is its original, not a copy).
+func sameText(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
 }
 
 // candidates are the paths of the files no rule excludes, in snapshot order.
