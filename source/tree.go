@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -174,7 +175,22 @@ func (t *headTree) Grep(ctx context.Context, words []string, opts pack.GrepOptio
 		// is nearly all of the work (zlib 69% of its cycles), so more
 		// threads only add CPU: hugo's 907 Go files, task-clock medians,
 		// 31 ms with one thread, 34 with two, 37 with eight.
-		args := []string{"grep", "--threads=1", "-z", "-o", "-F", "-I", "--no-color", "--no-textconv"}
+		args := []string{"grep", "--threads=1", "-z", "-o", "-I", "--no-color", "--no-textconv"}
+		where := []string{t.commit.ID.String(), "--"}
+		for _, x := range opts.Exts {
+			where = append(where, "*"+x)
+		}
+		if pattern, ok := wordPattern(words, opts); ok {
+			res, err := t.r.fetchGit(ctx, nil, slices.Concat(args, []string{"-P", "-e", pattern}, where)...)
+			if err == nil || isNoMatch(err) {
+				return parseGrep(res, t.commit.ID.String()+":", false, out), nil
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// A git built without PCRE: the fixed strings below.
+		}
+		args = append(args, "-F")
 		if !opts.Substring {
 			args = append(args, "-w")
 		}
@@ -184,16 +200,43 @@ func (t *headTree) Grep(ctx context.Context, words []string, opts pack.GrepOptio
 		for _, w := range words {
 			args = append(args, "-e", w)
 		}
-		args = append(args, t.commit.ID.String(), "--")
-		for _, x := range opts.Exts {
-			args = append(args, "*"+x)
-		}
-		res, err := t.r.fetchGit(ctx, nil, args...)
+		res, err := t.r.fetchGit(ctx, nil, append(args, where...)...)
 		if err == nil || isNoMatch(err) {
 			return parseGrep(res, t.commit.ID.String()+":", opts.IgnoreCase, out), nil
 		}
 	}
 	return t.grepObjects(ctx, words, opts, out)
+}
+
+// wordPattern is one Perl pattern for whole words that finds what -F -w
+// with one -e a word finds: git's -w is slow at finding every occurrence
+// of many words (-o), where one alternation, bounded by lookarounds on
+// git's word characters, is not (express's range: 17.7 → 5.6 ms of git
+// grep). Only for case-sensitive whole words made of word characters
+// alone: then no two words can match at one place, so which one git would
+// print there never arises, and nothing in a word needs escaping.
+func wordPattern(words []string, opts pack.GrepOptions) (string, bool) {
+	if opts.Substring || opts.IgnoreCase {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("(?<![0-9A-Za-z_])(?:")
+	for i, w := range words {
+		if w == "" || strings.ContainsFunc(w, func(r rune) bool { return !isGrepWordRune(r) }) {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(w)
+	}
+	b.WriteString(")(?![0-9A-Za-z_])")
+	return b.String(), true
+}
+
+// isGrepWordRune is git grep's word character: an ASCII letter, digit or _.
+func isGrepWordRune(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
 }
 
 // isNoMatch recognises git grep's exit status 1: nothing matched.
