@@ -2,7 +2,11 @@ package source
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -73,6 +77,28 @@ func TestGrepWords(t *testing.T) {
 	if !maps.EqualFunc(got, inProcess, slices.Equal) {
 		t.Errorf("Grep = %v\nin process = %v", got, inProcess)
 	}
+	// A git built without PCRE refuses -P: the fixed strings answer alike.
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script := fmt.Sprintf("#!/bin/sh\nfor a in \"$@\"; do if [ \"$a\" = -P ]; then echo 'fatal: cannot use Perl-compatible regexes when not compiled with USE_LIBPCRE' >&2; exit 128; fi; done\nexec '%s' \"$@\"\n", real)
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	withoutPCRE, err := tree.Grep(ctx, words, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(got, withoutPCRE, slices.Equal) {
+		t.Errorf("Grep = %v\nwithout PCRE = %v", got, withoutPCRE)
+	}
+	if _, err := r.fetchGit(ctx, nil, "grep", "-P", "-e", "x", string(head)); err == nil {
+		t.Error("the git on PATH runs -P")
+	}
+
 	// sendFile( and resend are not send; join_ is not join; é and $ are
 	// not word characters to git; Send is not send; h.js is binary.
 	if s, j := []string{"b.js", "c.js", "f.js"}, []string{"c.js", "sub/i.js"}; !slices.Equal(got["send"], s) || !slices.Equal(got["join"], j) {
