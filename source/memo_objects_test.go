@@ -3,18 +3,29 @@ package source
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
-// objectCounter counts the trees and commits read from the object store.
+// objectCounter counts the trees, commits and blobs read from the object
+// store.
 type objectCounter struct {
 	backend
 	mu      sync.Mutex
 	trees   map[ObjectID]int
 	commits map[ObjectID]int
+	blobs   map[ObjectID]int
+}
+
+func (b *objectCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
+	b.mu.Lock()
+	b.blobs[id]++
+	b.mu.Unlock()
+	return b.backend.blob(ctx, id)
 }
 
 func (b *objectCounter) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
@@ -52,7 +63,7 @@ func TestObjectMemo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			counter := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}}
+			counter := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
 			r.b = counter
 			ctx := context.Background()
 			head, err := r.ResolveContext(ctx, "HEAD")
@@ -130,5 +141,44 @@ func TestObjectMemoBound(t *testing.T) {
 	}
 	if _, ok := m.get("b"); ok {
 		t.Error("b was kept past the bound")
+	}
+}
+
+// TestBlobMemo: a range whose commits each change one file reads each
+// version of it once, for the commits' diffs and the range's own, with
+// either backend; the snapshot has its last version as committed.
+func TestBlobMemo(t *testing.T) {
+	for _, backendName := range []string{BackendGoGit, BackendCLI} {
+		t.Run(backendName, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("f.txt", "version 0\n")
+			g.Commit("base")
+			for i := 1; i <= 4; i++ {
+				g.Write("f.txt", fmt.Sprintf("version %d\n", i))
+				g.Commit(fmt.Sprintf("v%d", i))
+			}
+			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			counter := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
+			r.b = counter
+			snap, err := r.Range(context.Background(), "HEAD~4", "HEAD", policy.ScopeChange)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(snap.Commits) != 4 || len(snap.Changes) != 1 || !strings.Contains(snap.Changes[0].Diff, "+version 4") {
+				t.Fatalf("patches %d, changes %+v", len(snap.Commits), snap.Changes)
+			}
+			if len(counter.blobs) != 5 {
+				t.Errorf("blobs read: %v, want the 5 versions", counter.blobs)
+			}
+			for id, n := range counter.blobs {
+				if n != 1 {
+					t.Errorf("blob %s read %d times, want once", id, n)
+				}
+			}
+		})
 	}
 }

@@ -56,6 +56,7 @@ type Repo struct {
 	// trees and commits keep the objects read (see objectMemo).
 	trees   objectMemo[[]treeEntry]
 	commits objectMemo[Commit]
+	blobs   objectMemo[[]byte]
 	// worktreeMisses holds the paths whose work-tree file once held
 	// another content than the blob asked (see worktreeBlob).
 	worktreeMisses sync.Map

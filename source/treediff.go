@@ -108,7 +108,7 @@ func (r *Repo) loadSide(ctx context.Context, e *entryAt, at ObjectID) (*side, er
 		s.data = []byte("Subproject commit " + string(e.id) + "\n")
 		return s, nil
 	}
-	data, err := r.b.blob(ctx, e.id)
+	data, err := r.blob(ctx, e.id)
 	var nf *NotFetchedError
 	if errors.As(err, &nf) {
 		s.unavailable = err
