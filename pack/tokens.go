@@ -371,6 +371,14 @@ func splitO200k(s string, yield func(string) bool) {
 		return letters(i)
 	}
 	for i := 0; i < len(s); {
+		if end := asciiWord(s, i); end >= 0 {
+			end = contraction(end)
+			if !yield(s[i:end]) {
+				return
+			}
+			i = end
+			continue
+		}
 		c, n := cls(i)
 		end := -1
 		if e := withPrefix(i, lettersLowerLast); e >= 0 {
@@ -428,6 +436,38 @@ func splitO200k(s string, yield func(string) bool) {
 		}
 		i = end
 	}
+}
+
+// asciiWord is the first alternative of the pattern at i, short of its
+// contraction, when it matches ASCII alone: an optional ASCII prefix
+// character, [A-Z]*[a-z]+, then an ASCII character or the end of the text
+// (most of a pack's pieces: identifiers and words). -1 when it does not
+// match so (a non-ASCII character may extend the letters, or be one).
+// For ASCII the upper run can only give back letters that are followed by
+// another upper one, so it matches exactly when a lower letter follows the
+// longest upper run.
+func asciiWord(s string, i int) int {
+	c := s[i]
+	if c >= utf8.RuneSelf {
+		return -1
+	}
+	j := i
+	if asciiClass[c]&(clsNewline|clsLetter|clsNumber|clsNone) == 0 {
+		j++ // [^\r\n\p{L}\p{N}]?, taken first as the greedy ? does
+	}
+	for j < len(s) && 'A' <= s[j] && s[j] <= 'Z' {
+		j++
+	}
+	if j == len(s) || s[j] < 'a' || s[j] > 'z' {
+		return -1
+	}
+	for j < len(s) && 'a' <= s[j] && s[j] <= 'z' {
+		j++
+	}
+	if j < len(s) && s[j] >= utf8.RuneSelf {
+		return -1
+	}
+	return j
 }
 
 // symbolsAt is ` ?[^\s\p{L}\p{N}]+[\r\n/]*` at i, -1 when it does not match.
