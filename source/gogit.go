@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bufio"
 	"compress/flate"
 	"compress/zlib"
 	"context"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -40,7 +42,7 @@ func openGoGit(opened *git.Repository) (*gogitBackend, error) {
 	if !ok {
 		return nil, errors.New("go-git opened an unexpected storage")
 	}
-	st := filesystem.NewStorageWithOptions(fs.Filesystem(), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(wholeIndexes{fs.Filesystem()}, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	b := &gogitBackend{storage: st}
 	var err error
 	if w, werr := opened.Worktree(); werr == nil {
@@ -55,6 +57,30 @@ func openGoGit(opened *git.Repository) (*gogitBackend, error) {
 	}
 	return b, nil
 }
+
+// wholeIndexes is a repository's filesystem whose pack indexes are read
+// through a buffer: go-git decodes an index with a read call for each
+// fan-out entry and for each bucket of names, checksums and offsets, about
+// 1,000 system calls an index before the first object is read.
+type wholeIndexes struct{ billy.Filesystem }
+
+func (fs wholeIndexes) Open(name string) (billy.File, error) {
+	f, err := fs.Filesystem.Open(name)
+	if err != nil || !strings.HasSuffix(name, ".idx") {
+		return f, err
+	}
+	return &bufferedIndex{File: f, r: bufio.NewReaderSize(f, 64<<10)}, nil
+}
+
+// bufferedIndex reads a pack index from start to end through r: the
+// decoder only reads it so. (Like billy's files, it has no Stat: the
+// decoder checks an index's size only when its file has one.)
+type bufferedIndex struct {
+	billy.File
+	r *bufio.Reader
+}
+
+func (f *bufferedIndex) Read(p []byte) (int, error) { return f.r.Read(p) }
 
 func (b *gogitBackend) name() string         { return "go-git" }
 func (b *gogitBackend) objectFormat() string { return "sha1" }
