@@ -443,7 +443,7 @@ func (r *relationFinder) entry(ctx context.Context, p string) (*entry, error) {
 }
 
 // mayDefine reports whether the file at p may define name, before it is
-// scanned: most files a short grep word finds (join, send, request) define
+// scanned: most files holding a common name (join, send, request) define
 // nothing of that name, and scanning each for secrets only to look was
 // most of a range's relations (express: 60 files read, one sent). A file
 // not yet scanned is answered from the facts of its unredacted text, which
