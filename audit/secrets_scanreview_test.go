@@ -218,6 +218,11 @@ func adversarialCases(fake secrettest.Fake) []advCase {
 	add("long line import before the match's line", "a.js", filler+`token = 1; import { apiKey } from 'x'`+"\n"+`const api_key = "`+k+`";`+filler+"\n")
 	add("long line allow before the match's line", "a.js", filler+"token = 1; // gitleaks:allow\n"+`const api_key = "`+k+`";`+filler+"\n")
 	add("long line encoded far", "a.js", filler+"x = "+b64("token = "+k)+";"+filler+"\n")
+	// A decoding pass holding a fold rune: an anchor spelled with it (the
+	// Kelvin sign for k) before a decoded value, which the spans around
+	// the anchors found in ASCII do not hold.
+	add("kelvin key before a decoded value", "a.env", "\u212aey = "+b64(k)+"\n")
+	add("kelvin key a line before a decoded value", "a.env", "\u212aey:\n"+b64(k)+"\n")
 	return cs
 }
 

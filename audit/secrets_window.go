@@ -426,7 +426,7 @@ func (r *windowedRule) matches(text string, win window, lits textLiterals) bool 
 // text touches one of ranges: matchTouches over the window, or over the
 // spans around its anchors when it is long (see touchesNear).
 func (r *windowedRule) touches(text string, win window, lits textLiterals, ranges [][2]int) bool {
-	if win.end-win.start >= longWindow && r.extent != nil {
+	if win.end-win.start >= longWindow && r.extent != nil && lits.folds == nil { // spans hold no fold occurrences
 		if ext := r.extent(); ext != nil {
 			return r.touchesNear(text, win, lits, ext, ranges)
 		}
@@ -676,7 +676,10 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 		text, ranges := passes[p], segs[p]
 		lower, alower := lowered(text)
 		lits := w.scanLiterals(lower, alower)
-		fold := hasFoldRune(text)
+		// A fold rune counts as an occurrence of every anchor (windows), as
+		// in detect: an anchor spelled with one is in no ASCII search.
+		lits.folds = foldOffsets(text)
+		fold := lits.folds != nil
 		nl := newlineOffsets(text)
 		for _, id := range w.src.ids {
 			if keep[id] || w.src.meta[id].pattern == "" || ctx.Err() != nil {
@@ -689,8 +692,8 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			if wr != nil && !wr.anchored && !fold && !containsAll(alower, wr.needs()) {
 				continue // no match without them
 			}
-			if wr == nil || !wr.anchored || fold || ranges == nil {
-				if wr != nil && !wr.anchored && !fold && ranges != nil && wr.reach() < unbounded &&
+			if wr == nil || !wr.anchored || ranges == nil {
+				if wr != nil && !wr.anchored && ranges != nil && wr.reach() < unbounded &&
 					!nearRanges(wr.re(), text, nl, ranges, wr.reach()) {
 					continue // no match touches a decoded value
 				}
