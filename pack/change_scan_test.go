@@ -227,6 +227,39 @@ func TestChangePackDiffOfExcludedFile(t *testing.T) {
 }
 
 // lastCommitSnapshot is the change-scope snapshot of HEAD~1..HEAD in dir.
+// machineBody is thirty small Go functions: an unchanged file's worth of
+// tokens, so that a change pack's budget reaches only a few such files.
+func machineBody() string {
+	var body strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&body, "// step%d advances the machine by one state of %d.\nfunc step%d(s int) int { return s*%d + %d }\n\n", i, i, i, i+3, i*7)
+	}
+	return body.String()
+}
+
+// buildLastCommit builds the change pack of dir's last commit under the
+// secrets action, with a recordingScanner.
+func buildLastCommit(t *testing.T, dir, action string) (*pack.Result, *recordingScanner) {
+	t.Helper()
+	pol := policy.Default()
+	pol.Secrets.Action = action
+	sc := &recordingScanner{scanned: map[string]int{}}
+	res, err := pack.Build(context.Background(), lastCommitSnapshot(t, dir), pack.Options{Policy: pol, Scanner: sc, ToolVersion: "0.0.0-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, sc
+}
+
+// sentItems lists a pack's items: path, lines and relationships.
+func sentItems(p *pack.Pack) []string {
+	var out []string
+	for _, it := range append(append([]pack.Item{}, p.KeyFiles...), p.Contents...) {
+		out = append(out, fmt.Sprintf("%s:%d-%d:%s", it.Path, it.StartLine, it.EndLine, strings.Join(it.Relationship, ",")))
+	}
+	return out
+}
+
 func lastCommitSnapshot(t *testing.T, dir string) *pack.Snapshot {
 	t.Helper()
 	repo, err := source.Open(dir)
@@ -248,38 +281,17 @@ func lastCommitSnapshot(t *testing.T, dir string) *pack.Snapshot {
 // described by a digest, and one it reaches is redacted as before.
 func TestChangePackScansOnlyWhatTheBudgetReaches(t *testing.T) {
 	g := changeRepo(t)
-	var body strings.Builder
-	for i := range 30 {
-		fmt.Fprintf(&body, "// step%d advances the machine by one state of %d.\nfunc step%d(s int) int { return s*%d + %d }\n\n", i, i, i, i+3, i*7)
-	}
 	const files = 30
 	for i := range files {
-		g.Write(fmt.Sprintf("m%02d.go", i), "package shop\n\n"+body.String())
+		g.Write(fmt.Sprintf("m%02d.go", i), "package shop\n\n"+machineBody())
 	}
 	g.Commit("machine")
 	g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
 	g.Commit("store: refuse x")
 
-	build := func(action string) (*pack.Result, *recordingScanner) {
-		pol := policy.Default()
-		pol.Secrets.Action = action
-		sc := &recordingScanner{scanned: map[string]int{}}
-		res, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: pol, Scanner: sc, ToolVersion: "0.0.0-test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, sc
-	}
-	sent := func(p *pack.Pack) []string {
-		var out []string
-		for _, it := range append(append([]pack.Item{}, p.KeyFiles...), p.Contents...) {
-			out = append(out, fmt.Sprintf("%s:%d-%d", it.Path, it.StartLine, it.EndLine))
-		}
-		return out
-	}
-	lazy, sc := build(policy.ActionRedact)
-	eager, scAll := build(policy.ActionExclude)
-	if got, want := sent(lazy.Pack), sent(eager.Pack); !slices.Equal(got, want) {
+	lazy, sc := buildLastCommit(t, g.Dir, policy.ActionRedact)
+	eager, scAll := buildLastCommit(t, g.Dir, policy.ActionExclude)
+	if got, want := sentItems(lazy.Pack), sentItems(eager.Pack); !slices.Equal(got, want) {
 		t.Errorf("items scanned as the budget reaches them:\n%q\nevery file scanned first:\n%q", got, want)
 	}
 	scanned, sentFiles := 0, 0
@@ -314,7 +326,7 @@ func TestChangePackScansOnlyWhatTheBudgetReaches(t *testing.T) {
 	g.Commit("notes")
 	g.Write("store/store.go", storeGo("\tif k == \"y\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n"))
 	g.Commit("store: refuse y")
-	res, _ := build(policy.ActionRedact)
+	res, _ := buildLastCommit(t, g.Dir, policy.ActionRedact)
 	notes, ok := item(res.Pack, "a_notes.txt")
 	if !ok || !strings.Contains(notes.Content, "[REDACTED:fake-secret]") || strings.Contains(string(res.JSON), "FAKESECRET") || notes.OriginalWithheld != pack.WithheldSecret {
 		t.Errorf("a_notes.txt: sent %v, content %q, original_withheld %q: want it sent redacted, its original withheld", ok, notes.Content, notes.OriginalWithheld)
@@ -328,39 +340,18 @@ func TestChangePackScansOnlyWhatTheBudgetReaches(t *testing.T) {
 // file is scanned first.
 func TestCalleeLookupScansTheDefinition(t *testing.T) {
 	g := changeRepo(t)
-	var body strings.Builder
-	for i := range 30 {
-		fmt.Fprintf(&body, "// step%d advances the machine by one state of %d.\nfunc step%d(s int) int { return s*%d + %d }\n\n", i, i, i, i+3, i*7)
-	}
 	const mentions = 20
 	for i := range mentions {
-		g.Write(fmt.Sprintf("notes/n%02d.go", i), "package notes\n\n// See lookupRow in the store.\n"+body.String())
+		g.Write(fmt.Sprintf("notes/n%02d.go", i), "package notes\n\n// See lookupRow in the store.\n"+machineBody())
 	}
 	g.Write("rows/rows.go", "package rows\n\n// lookupRow finds a row.\nfunc lookupRow(k string) string {\n\treturn k\n}\n")
 	g.Commit("notes")
 	g.Write("store/store.go", storeGo("\t_ = lookupRow(k)\n\ts.rows[k] = v\n\treturn nil\n"))
 	g.Commit("store: look the row up")
 
-	build := func(action string) (*pack.Result, *recordingScanner) {
-		pol := policy.Default()
-		pol.Secrets.Action = action
-		sc := &recordingScanner{scanned: map[string]int{}}
-		res, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: pol, Scanner: sc, ToolVersion: "0.0.0-test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, sc
-	}
-	sent := func(p *pack.Pack) []string {
-		var out []string
-		for _, it := range append(append([]pack.Item{}, p.KeyFiles...), p.Contents...) {
-			out = append(out, fmt.Sprintf("%s:%d-%d:%s", it.Path, it.StartLine, it.EndLine, strings.Join(it.Relationship, ",")))
-		}
-		return out
-	}
-	lazy, sc := build(policy.ActionRedact)
-	eager, _ := build(policy.ActionExclude)
-	if got, want := sent(lazy.Pack), sent(eager.Pack); !slices.Equal(got, want) {
+	lazy, sc := buildLastCommit(t, g.Dir, policy.ActionRedact)
+	eager, _ := buildLastCommit(t, g.Dir, policy.ActionExclude)
+	if got, want := sentItems(lazy.Pack), sentItems(eager.Pack); !slices.Equal(got, want) {
 		t.Errorf("items, definitions looked up before the scan:\n%q\nevery file scanned first:\n%q", got, want)
 	}
 	def, ok := item(lazy.Pack, "rows/rows.go")

@@ -45,15 +45,7 @@ func TestGrepWords(t *testing.T) {
 	}
 	defer r.Close()
 	ctx := context.Background()
-	head, err := r.ResolveContext(ctx, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := r.commit(ctx, head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := r.headTree(c)
+	tree, head := headTreeOf(t, r)
 	if _, ok := wordPattern(words, opts); !ok {
 		t.Fatal("these words should take the Perl pattern")
 	}

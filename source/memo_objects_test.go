@@ -28,6 +28,28 @@ func (b *objectCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 	return b.backend.blob(ctx, id)
 }
 
+// countObjects puts an objectCounter between r and its object store.
+func countObjects(r *Repo) *objectCounter {
+	c := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
+	r.b = c
+	return c
+}
+
+// headTreeOf is the tree of r's HEAD commit, and that commit's id.
+func headTreeOf(t *testing.T, r *Repo) (*headTree, ObjectID) {
+	t.Helper()
+	ctx := context.Background()
+	head, err := r.ResolveContext(ctx, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.commit(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.headTree(c), head
+}
+
 func (b *objectCounter) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
 	b.mu.Lock()
 	b.trees[id]++
@@ -63,18 +85,10 @@ func TestObjectMemo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			counter := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
-			r.b = counter
+			counter := countObjects(r)
 			ctx := context.Background()
-			head, err := r.ResolveContext(ctx, "HEAD")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := r.commit(ctx, head)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tree := r.headTree(c)
+			tree, head := headTreeOf(t, r)
+			c := tree.commit
 			for _, p := range []string{"a/b/f0.txt", "a/b/f1.txt", "a/b/f2.txt", "a/b/f3.txt", "top.txt", "a/b/none.txt"} {
 				f, ok, err := tree.File(ctx, p)
 				if err != nil {
@@ -162,8 +176,7 @@ func TestBlobMemo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			counter := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
-			r.b = counter
+			counter := countObjects(r)
 			snap, err := r.Range(context.Background(), "HEAD~4", "HEAD", policy.ScopeChange)
 			if err != nil {
 				t.Fatal(err)

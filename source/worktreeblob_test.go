@@ -5,26 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/policy"
 )
-
-// blobCounter counts the blobs read from the object store.
-type blobCounter struct {
-	backend
-	mu    sync.Mutex
-	reads map[ObjectID]int
-}
-
-func (b *blobCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
-	b.mu.Lock()
-	b.reads[id]++
-	b.mu.Unlock()
-	return b.backend.blob(ctx, id)
-}
 
 // TestWorktreeBlob: a file of a commit is read from the work tree only
 // when the file there holds exactly its blob, with either backend:
@@ -70,14 +55,13 @@ func TestWorktreeBlob(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			counter := &blobCounter{backend: r.b, reads: map[ObjectID]int{}}
-			r.b = counter
+			counter := countObjects(r)
 			ctx := context.Background()
 			snap, err := r.Commit(ctx, "HEAD", policy.ScopeTree)
 			if err != nil {
 				t.Fatal(err)
 			}
-			clear(counter.reads) // the commit's own diff reads every file
+			clear(counter.blobs) // the commit's own diff reads every file
 			for _, f := range snap.Files {
 				want, ok := files[f.Path]
 				if !ok {
@@ -100,7 +84,7 @@ func TestWorktreeBlob(t *testing.T) {
 				if f.Path == "same.txt" {
 					wantStore = 0
 				}
-				if n := counter.reads[ObjectID(f.Blob)]; n != wantStore {
+				if n := counter.blobs[ObjectID(f.Blob)]; n != wantStore {
 					t.Errorf("%s: %d reads from the object store, want %d", f.Path, n, wantStore)
 				}
 			}
