@@ -329,7 +329,7 @@ func (b *cliBackend) has(ctx context.Context, id ObjectID) (bool, error) {
 	}
 	b.mu.Lock()
 	if b.store == nil {
-		b.store = filesystem.NewStorage(wholeIndexes{osfs.New(b.commonDir)}, cache.NewObjectLRU(0))
+		b.store = filesystem.NewStorage(bufferedIndexes{osfs.New(b.commonDir)}, cache.NewObjectLRU(0))
 	}
 	st := b.store
 	b.mu.Unlock()

@@ -42,7 +42,7 @@ func openGoGit(opened *git.Repository) (*gogitBackend, error) {
 	if !ok {
 		return nil, errors.New("go-git opened an unexpected storage")
 	}
-	st := filesystem.NewStorageWithOptions(wholeIndexes{fs.Filesystem()}, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	st := filesystem.NewStorageWithOptions(bufferedIndexes{fs.Filesystem()}, cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
 	b := &gogitBackend{storage: st}
 	var err error
 	if w, werr := opened.Worktree(); werr == nil {
@@ -58,13 +58,13 @@ func openGoGit(opened *git.Repository) (*gogitBackend, error) {
 	return b, nil
 }
 
-// wholeIndexes is a repository's filesystem whose pack indexes are read
+// bufferedIndexes is a repository's filesystem whose pack indexes are read
 // through a buffer: go-git decodes an index with a read call for each
 // fan-out entry and for each bucket of names, checksums and offsets, about
 // 1,000 system calls an index before the first object is read.
-type wholeIndexes struct{ billy.Filesystem }
+type bufferedIndexes struct{ billy.Filesystem }
 
-func (fs wholeIndexes) Open(name string) (billy.File, error) {
+func (fs bufferedIndexes) Open(name string) (billy.File, error) {
 	f, err := fs.Filesystem.Open(name)
 	if err != nil || !strings.HasSuffix(name, ".idx") {
 		return f, err

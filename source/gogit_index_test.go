@@ -13,10 +13,10 @@ import (
 	"github.com/ctxpack/ctxpack/internal/gittest"
 )
 
-// TestWholeIndexes: a pack index opened through wholeIndexes reads as its
+// TestBufferedIndexes: a pack index opened through bufferedIndexes reads as its
 // file, through a buffer; any other file is the file itself; and go-git
 // reads a packed repository through it.
-func TestWholeIndexes(t *testing.T) {
+func TestBufferedIndexes(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("a.txt", "a\n")
 	head := g.Commit("one")
@@ -30,7 +30,7 @@ func TestWholeIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := wholeIndexes{osfs.New(packDir)}
+	fs := bufferedIndexes{osfs.New(packDir)}
 	f, err := fs.Open(filepath.Base(idxs[0]))
 	if err != nil {
 		t.Fatal(err)
