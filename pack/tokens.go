@@ -379,6 +379,13 @@ func splitO200k(s string, yield func(string) bool) {
 			i = end
 			continue
 		}
+		if end := asciiOther(s, i); end >= 0 {
+			if !yield(s[i:end]) {
+				return
+			}
+			i = end
+			continue
+		}
 		c, n := cls(i)
 		end := -1
 		if e := withPrefix(i, lettersLowerLast); e >= 0 {
@@ -468,6 +475,49 @@ func asciiWord(s string, i int) int {
 		return -1
 	}
 	return j
+}
+
+// asciiOther is the pattern's match at i where its first two alternatives
+// cannot match and the third or fourth matches ASCII alone: up to three
+// ASCII digits (\p{N}{1,3}), or a run of ASCII symbols ([^\s\p{L}\p{N}]+,
+// U+007F never in it) and the line breaks and slashes after it ([\r\n/]*), each then
+// followed by an ASCII character or the end (a non-ASCII one may be a
+// number or a symbol that extends it). The first two alternatives cannot
+// match at a digit, nor at a symbol that an ASCII non-letter follows (with
+// the symbol as their prefix they need a letter next). -1 otherwise.
+func asciiOther(s string, i int) int {
+	c := s[i]
+	if c >= utf8.RuneSelf {
+		return -1
+	}
+	const notSymbol = clsLetter | clsNumber | clsSpace | clsNone
+	switch cl := asciiClass[c]; {
+	case cl&clsNumber != 0:
+		j := i + 1
+		for j < len(s) && j < i+3 && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		if j < i+3 && j < len(s) && s[j] >= utf8.RuneSelf {
+			return -1
+		}
+		return j
+	case cl&notSymbol == 0:
+		if i+1 < len(s) && (s[i+1] >= utf8.RuneSelf || asciiClass[s[i+1]]&clsLetter != 0) {
+			return -1
+		}
+		j := i + 1
+		for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]]&notSymbol == 0 {
+			j++
+		}
+		if j < len(s) && s[j] >= utf8.RuneSelf {
+			return -1
+		}
+		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
+			j++
+		}
+		return j
+	}
+	return -1
 }
 
 // symbolsAt is ` ?[^\s\p{L}\p{N}]+[\r\n/]*` at i, -1 when it does not match.
