@@ -76,7 +76,10 @@ func readBounded(f *os.File, name string, max int64) ([]byte, error) {
 // ReadNoFollow reads a file of a work tree that was listed as a regular
 // file: if it has since become a symlink or anything but a regular file, the
 // read fails instead of following it (or blocking on a FIFO).
-func ReadNoFollow(path string) ([]byte, error) {
+func ReadNoFollow(path string) ([]byte, error) { return readNoFollow(path) }
+
+// readNoFollowFile is ReadNoFollow through an *os.File.
+func readNoFollowFile(path string) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock|noFollow, 0)
 	if err != nil {
 		return nil, err
