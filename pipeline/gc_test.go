@@ -19,8 +19,14 @@ func setGC(t *testing.T) {
 	})
 }
 
-// gcPercentNow is the GC percent in force.
+// gcPercentNow is the GC percent in force. Reading it sets it twice, so it
+// is read under the lock that pauseGC and restoreGC set it under: a window
+// ended by its sentinel's finalizer (on another goroutine) between the two
+// would otherwise be undone by the second (the collector then stayed off,
+// TestPauseGCEndsAtFirstCollection failed once under -race).
 func gcPercentNow() int {
+	gcPaused.Lock()
+	defer gcPaused.Unlock()
 	p := debug.SetGCPercent(-1)
 	debug.SetGCPercent(p)
 	return p
