@@ -213,7 +213,7 @@ func (r *Repo) reopen() error {
 	oldWT := r.wt
 	r.b, r.wt, r.gogit = nr.b, nr.wt, nr.gogit
 	r.gitDir, r.commonDir, r.bare = nr.gitDir, nr.commonDir, nr.bare
-	r.memo.reset() // a fetch can deepen a shallow history
+	r.history.reset() // a fetch can deepen a shallow history
 	if err := old.close(); err != nil {
 		return err
 	}

@@ -296,7 +296,7 @@ func TestGitProcessesOfARange(t *testing.T) {
 	}
 	for name, r := range cliRepos(t, g.Dir) {
 		for _, tc := range cases {
-			r.memo.reset()
+			r.history.reset()
 			runs.take()
 			// What pipeline.Pack asks: the configuration's commit (the
 			// merge base), its presence, then the range itself.
@@ -327,7 +327,7 @@ func TestGitProcessesOfARange(t *testing.T) {
 
 		// The pre-push hook lists the new commits to plan the push, to
 		// find its diff base and to snapshot it: no process at all.
-		r.memo.reset()
+		r.history.reset()
 		known := []ObjectID{ObjectID(base)}
 		for range 2 {
 			u, err := r.Unpublished(ctx, ObjectID(head), known)
@@ -564,7 +564,7 @@ func TestLinearRangeAnswersAsGit(t *testing.T) {
 				}
 				// A walk that found no linear branch is not walked again
 				// for the second question.
-				_, walkedInVain := r.memo.get(question("not linear", ObjectID(head), ObjectID(base)))
+				_, walkedInVain := r.history.get(question("not linear", ObjectID(head), ObjectID(base)))
 				if want := fmt.Sprint(tc.runs) == fmt.Sprint(walkedThenGit); walkedInVain != want {
 					t.Errorf("%s: walked in vain %v, want %v", name, walkedInVain, want)
 				}

@@ -13,17 +13,6 @@ import (
 	"sync"
 )
 
-// historyMemo keeps the answers of the history questions a run asks more
-// than once: the configuration is read at a range's merge base before the
-// range is snapshotted, and the pre-push hook lists a push's new commits
-// to plan it, to find its diff base and to snapshot it. Between given ids
-// the answers cannot change while the repository is open (a fetch
-// reopens it, with an empty memo); only answers are kept, never errors.
-type historyMemo struct {
-	mu      sync.Mutex
-	answers map[string][]ObjectID // question → sorted ids
-}
-
 // question names one call: its kind and its ids, in order.
 func question(kind string, ids ...ObjectID) string {
 	var b strings.Builder
@@ -33,28 +22,6 @@ func question(kind string, ids ...ObjectID) string {
 		b.WriteString(string(id))
 	}
 	return b.String()
-}
-
-func (m *historyMemo) get(q string) ([]ObjectID, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ids, ok := m.answers[q]
-	return slices.Clone(ids), ok
-}
-
-func (m *historyMemo) put(q string, ids []ObjectID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.answers == nil {
-		m.answers = map[string][]ObjectID{}
-	}
-	m.answers[q] = slices.Clone(ids)
-}
-
-func (m *historyMemo) reset() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.answers = nil
 }
 
 // mergeBases is the backend's mergeBases of x and y, asked once.
@@ -74,18 +41,18 @@ func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) (
 // answer is the memo's answer to q; else, when linear walks the range (and
 // stores both answers), its answer; else ask's, stored.
 func (r *Repo) answer(q string, linear func() bool, ask func() ([]ObjectID, error)) ([]ObjectID, error) {
-	if ids, ok := r.memo.get(q); ok {
-		return ids, nil
+	if ids, ok := r.history.get(q); ok {
+		return slices.Clone(ids), nil
 	}
 	if linear() {
-		ids, _ := r.memo.get(q)
-		return ids, nil
+		ids, _ := r.history.get(q)
+		return slices.Clone(ids), nil
 	}
 	ids, err := ask()
 	if err != nil {
 		return nil, err
 	}
-	r.memo.put(q, ids)
+	r.history.put(q, slices.Clone(ids), 0, 0)
 	return ids, nil
 }
 
@@ -105,7 +72,7 @@ const maxLinearWalk = 32
 // boundary, grafts) it leaves the questions to git, and so it does on any
 // error: git gives the error.
 func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
-	b, ok := r.cli()
+	_, ok := r.cli()
 	if !ok || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
 		return false
 	}
@@ -118,7 +85,7 @@ func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
 		}
 	}
 	notLinear := question("not linear", head, base)
-	if _, known := r.memo.get(notLinear); known {
+	if _, known := r.history.get(notLinear); known {
 		return false // walked already: both questions go to git
 	}
 	var above []ObjectID
@@ -126,18 +93,18 @@ func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
 	for range maxLinearWalk + 1 {
 		if id == base {
 			sort.Slice(above, func(i, j int) bool { return above[i] < above[j] })
-			r.memo.put(question("merge-base", head, base), []ObjectID{base})
-			r.memo.put(question("rev-list", head, base), above)
+			r.history.put(question("merge-base", head, base), []ObjectID{base}, 0, 0)
+			r.history.put(question("rev-list", head, base), above, 0, 0)
 			return true
 		}
-		c, err := b.commit(ctx, id)
+		c, err := r.commit(ctx, id) // the range's diffs read these commits again
 		if err != nil || len(c.Parents) != 1 {
 			break
 		}
 		above = append(above, id)
 		id = c.Parents[0]
 	}
-	r.memo.put(notLinear, nil)
+	r.history.put(notLinear, nil, 0, 0)
 	return false
 }
 
@@ -149,37 +116,52 @@ const (
 	maxMemoBlobBytes   = 8 << 20
 )
 
-// objectMemo keeps objects a run has read and reads again. A range's
-// commits share most of their trees, its commits are read to walk it, to
-// diff them and to snapshot it, and the files its relations need are looked
-// up from the root of the head tree one by one: express's 14-commit range
-// asked cat-file 722 times for 301 objects, its root tree 101 times. An id
-// names its content, so an answer never goes stale. It stops taking objects
-// once their weights reach max.
-type objectMemo[T any] struct {
+// memo keeps what a run has asked and asks again, each answer with a
+// weight, until the weights reach the bound put is given (an answer of
+// weight 0 is always kept); only answers are kept, never errors.
+//
+// The repository's history answers: the configuration is read at a range's
+// merge base before the range is snapshotted, and the pre-push hook lists
+// a push's new commits to plan it, to find its diff base and to snapshot
+// it. Between given ids they cannot change while the repository is open
+// (a fetch, which can deepen a shallow history, resets them).
+//
+// Its objects: a range's commits share most of their trees, its commits
+// are read to walk it, to diff them and to snapshot it, and the files its
+// relations need are looked up from the root of the head tree one by one:
+// express's 14-commit range asked cat-file 722 times for 301 objects, its
+// root tree 101 times. An id names its content, so an answer never goes
+// stale.
+type memo[K comparable, V any] struct {
 	mu      sync.Mutex
-	objects map[ObjectID]T
+	answers map[K]V
 	weight  int
 }
 
-func (m *objectMemo[T]) get(id ObjectID) (T, bool) {
+func (m *memo[K, V]) get(k K) (V, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v, ok := m.objects[id]
+	v, ok := m.answers[k]
 	return v, ok
 }
 
-func (m *objectMemo[T]) put(id ObjectID, v T, weight, max int) {
+func (m *memo[K, V]) put(k K, v V, weight, max int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.objects[id]; ok || m.weight+weight > max {
+	if _, ok := m.answers[k]; ok || weight > 0 && m.weight+weight > max {
 		return
 	}
-	if m.objects == nil {
-		m.objects = map[ObjectID]T{}
+	if m.answers == nil {
+		m.answers = map[K]V{}
 	}
-	m.objects[id] = v
+	m.answers[k] = v
 	m.weight += weight
+}
+
+func (m *memo[K, V]) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.answers, m.weight = nil, 0
 }
 
 // tree reads the tree id, once while the memo has room. The entries are

@@ -28,11 +28,18 @@ func (b *objectCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 	return b.backend.blob(ctx, id)
 }
 
-// countObjects puts an objectCounter between r and its object store.
-func countObjects(r *Repo) *objectCounter {
+// openCounted opens dir with the backend named, an objectCounter between
+// the repository and its object store.
+func openCounted(t *testing.T, dir, backendName string) (*Repo, *objectCounter) {
+	t.Helper()
+	r, err := OpenWith(dir, OpenOptions{Backend: backendName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
 	c := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
 	r.b = c
-	return c
+	return r, c
 }
 
 // headTreeOf is the tree of r's HEAD commit, and that commit's id.
@@ -80,12 +87,7 @@ func TestObjectMemo(t *testing.T) {
 			g.Write("top.txt", "top, again\n")
 			g.Commit("second")
 
-			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			counter := countObjects(r)
+			r, counter := openCounted(t, g.Dir, backendName)
 			ctx := context.Background()
 			tree, head := headTreeOf(t, r)
 			c := tree.commit
@@ -140,21 +142,31 @@ func TestObjectMemo(t *testing.T) {
 	}
 }
 
-// TestObjectMemoBound: the memo stops taking objects once their weights
-// reach its bound, and keeps those it has.
+// TestObjectMemoBound: the memo stops taking answers once their weights
+// reach its bound, keeps those it has and the weightless ones (history
+// answers), and a reset (a fetch) empties it and its weights.
 func TestObjectMemoBound(t *testing.T) {
-	var m objectMemo[int]
+	var m memo[ObjectID, int]
 	m.put("a", 1, 3, 5)
 	m.put("b", 2, 3, 5) // over the bound: not kept
 	m.put("c", 3, 2, 5)
 	m.put("a", 9, 1, 5) // kept already: unchanged
-	for id, want := range map[ObjectID]int{"a": 1, "c": 3} {
+	m.put("d", 4, 0, 5) // weightless: kept past the bound
+	for id, want := range map[ObjectID]int{"a": 1, "c": 3, "d": 4} {
 		if v, ok := m.get(id); !ok || v != want {
 			t.Errorf("get(%s) = %d, %v; want %d", id, v, ok, want)
 		}
 	}
 	if _, ok := m.get("b"); ok {
 		t.Error("b was kept past the bound")
+	}
+	m.reset()
+	if _, ok := m.get("a"); ok {
+		t.Error("a was kept past a reset")
+	}
+	m.put("b", 2, 3, 5) // the weights went with the answers
+	if _, ok := m.get("b"); !ok {
+		t.Error("b was not kept after a reset")
 	}
 }
 
@@ -171,12 +183,7 @@ func TestBlobMemo(t *testing.T) {
 				g.Write("f.txt", fmt.Sprintf("version %d\n", i))
 				g.Commit(fmt.Sprintf("v%d", i))
 			}
-			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			counter := countObjects(r)
+			r, counter := openCounted(t, g.Dir, backendName)
 			snap, err := r.Range(context.Background(), "HEAD~4", "HEAD", policy.ScopeChange)
 			if err != nil {
 				t.Fatal(err)

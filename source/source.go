@@ -51,12 +51,12 @@ type Repo struct {
 	gogit             *git.Repository // the go-git backend's repository, else nil
 	gitDir, commonDir string
 	bare              bool
-	// memo answers history questions asked again (see historyMemo).
-	memo historyMemo
-	// trees and commits keep the objects read (see objectMemo).
-	trees   objectMemo[[]treeEntry]
-	commits objectMemo[Commit]
-	blobs   objectMemo[[]byte]
+	// history answers history questions asked again; trees, commits and
+	// blobs keep the objects read again (see memo).
+	history memo[string, []ObjectID]
+	trees   memo[ObjectID, []treeEntry]
+	commits memo[ObjectID, Commit]
+	blobs   memo[ObjectID, []byte]
 	// worktreeMisses holds the paths whose work-tree file once held
 	// another content than the blob asked (see worktreeBlob).
 	worktreeMisses sync.Map

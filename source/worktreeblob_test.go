@@ -50,12 +50,7 @@ func TestWorktreeBlob(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			counter := countObjects(r)
+			r, counter := openCounted(t, g.Dir, backendName)
 			ctx := context.Background()
 			snap, err := r.Commit(ctx, "HEAD", policy.ScopeTree)
 			if err != nil {
