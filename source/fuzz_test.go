@@ -31,3 +31,25 @@ func FuzzTreePath(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseGrep: git grep's -z -o output names files the repository
+// chose; any bytes parse without a panic into sorted, distinct paths of
+// valid UTF-8 for each word, every path written as safePath writes it.
+func FuzzParseGrep(f *testing.F) {
+	f.Add([]byte("c0ffee:a.go\x00send\nc0ffee:b/c.go\x00join\nc0ffee:a.go\x00send\n"), false)
+	f.Add([]byte("c0ffee:caf\xe9.js\x00Send\nc0ffee:x\x00"), true)
+	f.Add([]byte("no separator\n\x00\x00\n"), false)
+	f.Fuzz(func(t *testing.T, res []byte, lower bool) {
+		out := parseGrep(res, "c0ffee:", lower, map[string][]string{})
+		for w, paths := range out {
+			for i, p := range paths {
+				if !utf8.ValidString(p) || safePath(RawPath(p)) != p {
+					t.Fatalf("word %q: path %q is not a safe path", w, p)
+				}
+				if i > 0 && paths[i-1] >= p {
+					t.Fatalf("word %q: paths %q are not sorted and distinct", w, paths)
+				}
+			}
+		}
+	})
+}
