@@ -206,14 +206,6 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.examineAll(ctx); err != nil {
 		return nil, err
 	}
-	// The changed files are sent: scan them first.
-	var changed []*entry
-	for _, c := range b.snap.Changes {
-		changed = append(changed, b.byPath[c.Path])
-	}
-	if err := b.scanEntries(ctx, changed); err != nil {
-		return nil, err
-	}
 	if b.opts.Related == nil {
 		b.opts.Related = b.relatedByImports
 	}
@@ -369,11 +361,29 @@ func (b *builder) listedEntries() []*entry {
 // in path order so the result stays deterministic.
 func (b *builder) examineAll(ctx context.Context) error {
 	b.entries = make([]*entry, len(b.snap.Files))
+	// The changed files are scanned as they are read, and read first: their
+	// scans then run beside the reading of the rest, not after it.
+	changed := make(map[string]bool, len(b.snap.Changes))
+	for _, c := range b.snap.Changes {
+		changed[c.Path] = true
+	}
+	order := make([]int, 0, len(b.snap.Files))
+	for i := range b.snap.Files {
+		if changed[b.snap.Files[i].Path] {
+			order = append(order, i)
+		}
+	}
+	for i := range b.snap.Files {
+		if !changed[b.snap.Files[i].Path] {
+			order = append(order, i)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.NumCPU())
-	for i := range b.snap.Files {
+	for _, i := range order {
 		g.Go(func() error {
-			e, err := b.examine(gctx, &b.snap.Files[i])
+			f := &b.snap.Files[i]
+			e, err := b.examine(gctx, f, b.lazyScan && !changed[f.Path])
 			b.entries[i] = e
 			return err
 		})
@@ -407,8 +417,9 @@ func (b *builder) readIgnoreFiles(ctx context.Context) error {
 	return nil
 }
 
-// examine classifies a file and decides whether it is a content candidate.
-func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
+// examine classifies a file and decides whether it is a content candidate;
+// lazy leaves a candidate's scan pending (lazyScan).
+func (b *builder) examine(ctx context.Context, f *File, lazy bool) (*entry, error) {
 	typ := typeByName(f.Path)
 	e := &entry{file: f, size: f.Size}
 	e.row = LedgerRow{Path: f.Path, Blob: f.Blob, RuleIDs: []string{}}
@@ -482,7 +493,7 @@ func (b *builder) examine(ctx context.Context, f *File) (*entry, error) {
 	if e.encoding != EncUTF8 {
 		e.notes = append(e.notes, fmt.Sprintf("%s: decoded from %s", e.file.Path, e.encoding))
 	}
-	if b.lazyScan {
+	if lazy {
 		e.pending = true
 		return e, nil
 	}

@@ -684,7 +684,7 @@ func (b *builder) readEntry(ctx context.Context, p string) (*entry, error) {
 		return nil, err
 	}
 	file := f
-	e, err := b.examine(ctx, &file)
+	e, err := b.examine(ctx, &file, b.lazyScan)
 	if err != nil {
 		return nil, err
 	}
@@ -764,7 +764,7 @@ func (b *builder) addIgnoreEntry(ctx context.Context, f File) {
 		return
 	}
 	file := f
-	if e, err := b.examine(ctx, &file); err == nil {
+	if e, err := b.examine(ctx, &file, b.lazyScan); err == nil {
 		b.addEntry(e)
 	}
 }
