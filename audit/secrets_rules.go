@@ -103,6 +103,12 @@ func loadRules(name string, data []byte, readRelative func(string) ([]byte, erro
 	return eagerRules(cfg), nil
 }
 
+// PreloadDefaultRules does, once per process, what a scanner with gitleaks'
+// default rules starts from (decoding the config, its path conditions, each
+// rule's metadata), so that a caller can have it done beside other work
+// before it knows the configuration; NewScanner does it when it is not done.
+func PreloadDefaultRules() { _, _ = lazyDefaultRules() }
+
 // lazyDefaultRules is the source of gitleaks' default config, its rules
 // translated one by one as they are needed; nil when the default config
 // uses what a rule cannot be translated alone with (an [extend], a

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/pack/schema"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
 )
@@ -294,6 +295,13 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 
 // packRepo is Pack on an opened repository.
 func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcome, error) {
+	// What most runs need whatever the configuration, prepared on another
+	// core while it is read from the repository (a small change's pack is
+	// ~40 ms, this ~4 ms of it).
+	go func() {
+		audit.PreloadDefaultRules()
+		schema.PreloadPack()
+	}()
 	cfg, err := ResolveConfig(ctx, repo, opts)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,11 @@ func compile(url string) (*jsonschema.Resolved, error) {
 	return s, nil
 }
 
+// PreloadPack compiles the pack schema, so that a caller can have it done
+// beside other work; the first validation compiles it (and reports what
+// fails) when it is not done.
+func PreloadPack() { _, _ = compile("pack.schema.json") }
+
 // ValidatePack checks pack bytes against the pack schema.
 func ValidatePack(data []byte) error { return validate("pack.schema.json", data) }
 
