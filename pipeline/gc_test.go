@@ -43,13 +43,13 @@ func memoryLimitNow() int64 { return debug.SetMemoryLimit(-1) }
 func TestPauseGC(t *testing.T) {
 	setGC(t)
 
-	a := pauseGC()
-	b := pauseGC()
+	a := pauseGC(treeHeapLimit)
+	b := pauseGC(treeHeapLimit)
 	if p := gcPercentNow(); p != -1 {
 		t.Fatalf("GC percent %d while two runs start, want -1 (off)", p)
 	}
-	if l := memoryLimitNow(); l != pausedHeapLimit {
-		t.Fatalf("memory limit %d while paused, want %d", l, pausedHeapLimit)
+	if l := memoryLimitNow(); l != treeHeapLimit {
+		t.Fatalf("memory limit %d while paused, want %d", l, treeHeapLimit)
 	}
 	a()
 	a()
@@ -73,7 +73,7 @@ func TestPauseGC(t *testing.T) {
 func TestPauseGCEndsAtFirstCollection(t *testing.T) {
 	setGC(t)
 
-	resume := pauseGC()
+	resume := pauseGC(treeHeapLimit)
 	gcPaused.Lock()
 	gen := gcPaused.gen
 	gcPaused.Unlock()
@@ -96,9 +96,36 @@ func TestPauseGCEndsAtFirstCollection(t *testing.T) {
 	if p := gcPercentNow(); p != 150 {
 		t.Fatalf("GC percent %d after the run resumed too, want 150", p)
 	}
-	again := pauseGC()
+	again := pauseGC(treeHeapLimit)
 	if p := gcPercentNow(); p != -1 {
 		t.Fatalf("GC percent %d in the next pause, want -1 (off)", p)
 	}
 	again()
+}
+
+// TestHeapLimitFor: a commit's or a range's run pauses the collector up to
+// the larger limit, a tree's (work tree, directory) up to the smaller one,
+// and the limit asked for is the one in force while paused.
+func TestHeapLimitFor(t *testing.T) {
+	setGC(t)
+	for _, tc := range []struct {
+		name string
+		opts PackOptions
+		want int64
+	}{
+		{"work tree", PackOptions{}, treeHeapLimit},
+		{"work tree, full", PackOptions{Type: "full"}, treeHeapLimit},
+		{"commit", PackOptions{Commit: "HEAD"}, changeHeapLimit},
+		{"range", PackOptions{Base: "main", Head: "HEAD"}, changeHeapLimit},
+	} {
+		got := heapLimitFor(tc.opts)
+		if got != tc.want {
+			t.Errorf("%s: heap limit %d, want %d", tc.name, got, tc.want)
+		}
+		resume := pauseGC(got)
+		if l := memoryLimitNow(); l != tc.want {
+			t.Errorf("%s: memory limit %d while paused, want %d", tc.name, l, tc.want)
+		}
+		resume()
+	}
 }

@@ -308,7 +308,7 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	}
 	// The scanner is built while the source is read, with the collector
 	// paused (go run ./bench/cmd/startup).
-	defer pauseGC()()
+	defer pauseGC(heapLimitFor(opts))()
 	var scanner *audit.Scanner
 	var scanErr error
 	loaded := make(chan struct{})
@@ -477,26 +477,35 @@ var gcPaused struct {
 	gen      int
 }
 
-// pausedHeapLimit bounds the heap while the collector is paused: the
-// first collection it forces ends the pause. A 1-file range allocates
-// ~10–20 MB in all and never reaches it (CPU, 11 alternating runs: gin
-// 66 → 63 ms, cobra 58 → 51, flask 56 → 53; peak RSS +5 MB); a large
-// pack reaches it early and goes on at its own GC percent (small full
-// trees: peak RSS +2–8 MB, still under a third of repomix's).
-const pausedHeapLimit = 32 << 20
+// treeHeapLimit and changeHeapLimit bound the heap while the collector is
+// paused (pauseGC): the first collection the limit forces ends the pause.
+// A commit's or a range's pack allocates ~10–25 MB in all and stays under
+// 64 MB (gin's 1-file range reached 32 MB's and collected once at its end:
+// 45.0 → 43.4 ms of CPU, flask 41.8 → 39.7, 21 alternating runs, peak RSS
+// the same); a large change reaches it and goes on at its own GC percent.
+// A tree's pack (a work tree, a directory) is as large as the tree and
+// reaches 32 MB early: at 64 MB its peak RSS was 14–22 MB higher on gin,
+// flask and 1,000 generated files, where the full-tree RSS target is a
+// third of repomix's.
+const (
+	treeHeapLimit   = 32 << 20
+	changeHeapLimit = 64 << 20
+)
 
-// pauseGC turns the garbage collector off until resume is called (once is
-// enough; more calls do nothing) or the heap reaches pausedHeapLimit,
-// whichever comes first: what a small run allocates is either kept for the
-// whole run or garbage at once, and collecting meanwhile only marks it
-// again and again. Runs may overlap (ctxpack serve): the collector comes
-// back when the last of them resumes.
-func pauseGC() (resume func()) {
+// heapLimitFor is the paused heap limit of a run packing what opts name.
+func heapLimitFor(opts PackOptions) int64 {
+	if opts.Commit != "" || opts.Base != "" {
+		return changeHeapLimit
+	}
+	return treeHeapLimit
+}
+
+func pauseGC(limit int64) (resume func()) {
 	gcPaused.Lock()
 	if gcPaused.n == 0 {
 		gcPaused.old = debug.SetGCPercent(-1)
 		gcPaused.oldLimit = debug.SetMemoryLimit(-1) // -1 only reads it
-		debug.SetMemoryLimit(min(gcPaused.oldLimit, pausedHeapLimit))
+		debug.SetMemoryLimit(min(gcPaused.oldLimit, limit))
 		gcPaused.on = true
 		gcPaused.gen++
 		// With the percent off, only the limit starts a collection; the

@@ -129,7 +129,7 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
 	snap.Source.Config = cfg.Origin
-	defer pauseGC()()
+	defer pauseGC(changeHeapLimit)() // a push packs commits
 	scanner, err := p.scanner(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ type Run struct {
 
 // Execute runs source → policy → scan → build → history scan → audit → record.
 func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
-	defer pauseGC()()
+	defer pauseGC(heapLimitFor(opts))()
 	out, err := Pack(ctx, opts)
 	if err != nil {
 		return nil, err
