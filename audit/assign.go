@@ -155,34 +155,34 @@ const (
 var (
 	// key <sep> "quoted": source code, json, yaml, toml, ini, php arrays,
 	// xml attributes, shell.
-	reQuoted = regexp.MustCompile(`(?:^|[^\w.\-$@])["'` + "`" + `]?(` + keyChars + `)` + quotedAfterKey +
+	reQuoted = regexps.MustCompile(`(?:^|[^\w.\-$@])["'` + "`" + `]?(` + keyChars + `)` + quotedAfterKey +
 		`(` + qDouble + `|` + qSingle + `|` + qBack + `)`)
 	// key <sep> unquoted value (config files only); the value is read in code.
 	// (A key after ':' is a part of a value — urn:k8s:secret:tls:ca, an
 	// error message's "token: …: …" — not a key; but .npmrc writes
 	// //registry/:_authToken=.)
-	reUnquotedKey = regexp.MustCompile(`(?:^|[^\w.\-$@/:]|/:)["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
+	reUnquotedKey = regexps.MustCompile(`(?:^|[^\w.\-$@/:]|/:)["']?(` + keyChars + `)["']?[ \t]*(?:=|:=|::=|\?=|:)[ \t]*`)
 	// .properties `password value` (white space separates key and value).
-	rePropertiesSpace = regexp.MustCompile(`^\s*(` + keyChars + `)[ \t]+([^\s=:].*)$`)
+	rePropertiesSpace = regexps.MustCompile(`^\s*(` + keyChars + `)[ \t]+([^\s=:].*)$`)
 	// Dockerfile `ENV PASSWORD value` (old space-separated form).
-	reDockerEnv = regexp.MustCompile(`^\s*(?i:ENV)\s+(` + keyChars + `)[ \t]+([^\s=].*)$`)
+	reDockerEnv = regexps.MustCompile(`^\s*(?i:ENV)\s+(` + keyChars + `)[ \t]+([^\s=].*)$`)
 	// <password>value</password>
-	reXMLElem = regexp.MustCompile(`<([A-Za-z_][\w.:\-]*)(?:\s[^<>]*)?>([^<>]+)</([A-Za-z_][\w.:\-]*)\s*>`)
+	reXMLElem = regexps.MustCompile(`<([A-Za-z_][\w.:\-]*)(?:\s[^<>]*)?>([^<>]+)</([A-Za-z_][\w.:\-]*)\s*>`)
 	// <add key="Password" value="…"/>, <property name="password" value="…"/>
-	reXMLKeyValue = regexp.MustCompile(`\b(?:key|name)\s*=\s*(?:"([^"]*)"|'([^']*)')\s+value\s*=\s*(` + qDouble + `|` + qSingle + `)`)
+	reXMLKeyValue = regexps.MustCompile(`\b(?:key|name)\s*=\s*(?:"([^"]*)"|'([^']*)')\s+value\s*=\s*(` + qDouble + `|` + qSingle + `)`)
 	// define('DB_PASSWORD', '…');
-	rePHPDefine = regexp.MustCompile(`\bdefine\s*\(\s*['"]([^'"]+)['"]\s*,\s*(` + qDouble + `|` + qSingle + `)`)
+	rePHPDefine = regexps.MustCompile(`\bdefine\s*\(\s*['"]([^'"]+)['"]\s*,\s*(` + qDouble + `|` + qSingle + `)`)
 	// …;Password=…;… (ADO.NET / JDBC / ODBC connection strings)
 	// (ODBC quotes a value in braces: Pwd={a;b}; Jet names it
 	// "Jet OLEDB:Database Password".)
-	reConnString = regexp.MustCompile(`(?i)(^|[;"'])\s*((?:[a-z][\w :]*?[ :])?(?:password|pwd))\s*=\s*(\{[^}\r\n]*\}|[^;"'\r\n]*)`)
+	reConnString = regexps.MustCompile(`(?i)(^|[;"'])\s*((?:[a-z][\w :]*?[ :])?(?:password|pwd))\s*=\s*(\{[^}\r\n]*\}|[^;"'\r\n]*)`)
 	// ?token=… &api_key=…
-	reQueryParam = regexp.MustCompile(`[?&](` + keyChars + `)=(` + queryValue + `+)`)
+	reQueryParam = regexps.MustCompile(`[?&](` + keyChars + `)=(` + queryValue + `+)`)
 	// scheme://user:password@host
 	// (A password may hold a '/', '?' or '#', which RFC 3986 wants encoded
 	// and people do not encode; host:port/path@… is told apart by its
 	// digits.)
-	reURLUserinfo = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:@/?#'"<>` + "`" + `]*):([^\s'"<>@` + "`" + `]*)@[\w\-\[]`)
+	reURLUserinfo = regexps.MustCompile(`\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://([^\s:@/?#'"<>` + "`" + `]*):([^\s'"<>@` + "`" + `]*)@[\w\-\[]`)
 )
 
 // credential keywords, as the last word(s) of a key.
@@ -431,17 +431,17 @@ func findAssignments(filePath, text string, li *lineIndex) []assignment {
 
 // reQuotedTail is what follows the key reQuoted takes (either of its two
 // groups) up to the value's opening quote.
-var reQuotedTail = regexp.MustCompile(`^` + quotedAfterKey + `["'` + "`" + `]`)
+var reQuotedTail = regexps.MustCompile(`^` + quotedAfterKey + `["'` + "`" + `]`)
 
 // queryValue is a byte of a URL query parameter's value.
 const queryValue = `[^&\s#"'<>` + "`" + `;,)]`
 
 // reQueryTail is what follows the key reQueryParam takes.
-var reQueryTail = regexp.MustCompile(`^=` + queryValue)
+var reQueryTail = regexps.MustCompile(`^=` + queryValue)
 
 // reEqTail is what follows the key reUnquotedKey takes, when its operator
 // must hold a '=' (unquotedAssignments without colon).
-var reEqTail = regexp.MustCompile(`^["']?[ \t]*(?:=|:=|::=|\?=)`)
+var reEqTail = regexps.MustCompile(`^["']?[ \t]*(?:=|:=|::=|\?=)`)
 
 // credentialKeys finds, on a line of longKeyLine bytes or more, where a
 // key a pattern needs may stand (on the first question asked of it): a
@@ -591,7 +591,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	// key <sep> "literal": a quote after an '=' or ':'
 	sep := strings.IndexAny(line, "=:")
 	keys := &credentialKeys{line: line, lower: lower, ascii: ascii}
-	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep && keys.keyThen(reQuotedTail, -1, len(line)), reQuoted, line) {
+	for _, m := range findAllIf(mayKey && sep >= 0 && strings.LastIndexAny(line, "\"'`") > sep && keys.keyThen(reQuotedTail(), -1, len(line)), reQuoted(), line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -604,7 +604,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		add(RulePasswordAssignment, m[2], vs, ve)
 	}
 	// <password>value</password>
-	for _, m := range findAllIf(strings.Contains(line, "</"), reXMLElem, line) {
+	for _, m := range findAllIf(strings.Contains(line, "</"), reXMLElem(), line) {
 		open, closeTag := line[m[2]:m[3]], line[m[6]:m[7]]
 		if open != closeTag {
 			continue
@@ -615,7 +615,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// key="Password" value="…"
-	for _, m := range findAllIf(hasEq && strings.Contains(line, "value"), reXMLKeyValue, line) {
+	for _, m := range findAllIf(hasEq && strings.Contains(line, "value"), reXMLKeyValue(), line) {
 		ks, ke := m[2], m[3]
 		if ks < 0 {
 			ks, ke = m[4], m[5]
@@ -625,13 +625,13 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// define('DB_PASSWORD', '…')
-	for _, m := range findAllIf(strings.Contains(line, "define"), rePHPDefine, line) {
+	for _, m := range findAllIf(strings.Contains(line, "define"), rePHPDefine(), line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
 	// …;Password=…;
-	for _, m := range findAllIf(hasEq && (folds || strings.Contains(lower, "password") || strings.Contains(lower, "pwd")), reConnString, line) {
+	for _, m := range findAllIf(hasEq && (folds || strings.Contains(lower, "password") || strings.Contains(lower, "pwd")), reConnString(), line) {
 		vs, ve := m[6], m[7]
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
@@ -645,13 +645,13 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// ?token=…
-	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&") && keys.keyThen(reQueryTail, -1, len(line)), reQueryParam, line) {
+	for _, m := range findAllIf(hasEq && strings.ContainsAny(line, "?&") && keys.keyThen(reQueryTail(), -1, len(line)), reQueryParam(), line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4], m[5])
 		}
 	}
 	// scheme://user:password@host
-	for _, m := range findAllIf(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo, line) {
+	for _, m := range findAllIf(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo(), line) {
 		if slash := strings.IndexAny(line[m[4]:m[5]], "/?#"); slash >= 0 && isDigits(line[m[4]:m[4]+slash]) {
 			continue // host:port/path@…
 		}
@@ -687,7 +687,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 				// a key lies inside the string: test the string alone
 				sub, subLower, subASCII := line[s:e], lower[s:e], ascii || isASCII(line[s:e])
 				if strings.IndexByte(sub, '=') >= 0 && mayHoldCredentialKey(sub, subLower, subASCII) &&
-					keys.keyThen(reEqTail, s, e) {
+					keys.keyThen(reEqTail(), s, e) {
 					unquotedAssignments(sub, s, fileSyntax{unquoted: true, word: true}, false, add)
 				}
 			})
@@ -699,14 +699,14 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 	}
 	if syn.properties {
 		// .properties: `key value` is an assignment too.
-		if m := rePropertiesSpace.FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
+		if m := rePropertiesSpace().FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
 			if vs, ve, ok := unquotedValue(line, m[4], syn); ok {
 				add(RulePasswordAssignment, m[2], vs, ve)
 			}
 		}
 	}
 	// key=value, key: value (config files, shell, docs)
-	for _, m := range findAllIf(hasEq || strings.IndexByte(line, ':') >= 0, reUnquotedKey, line) {
+	for _, m := range findAllIf(hasEq || strings.IndexByte(line, ':') >= 0, reUnquotedKey(), line) {
 		if !keyIsCredential(line[m[2]:m[3]]) {
 			continue
 		}
@@ -714,7 +714,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
 	}
-	if m := reDockerEnv.FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
+	if m := reDockerEnv().FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
 		if vs, ve, ok := unquotedValue(line, m[4], fileSyntax{unquoted: true, word: true}); ok {
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
@@ -753,7 +753,7 @@ func overlapsMarker(ms [][2]int, s, e int) bool {
 // `key: value`) assignments of credential keys in text, a part of a line
 // starting at offset off.
 func unquotedAssignments(text string, off int, syn fileSyntax, colon bool, add func(rule string, keyStart, vs, ve int)) {
-	for _, m := range reUnquotedKey.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range reUnquotedKey().FindAllStringSubmatchIndex(text, -1) {
 		if !keyIsCredential(text[m[2]:m[3]]) {
 			continue
 		}
@@ -908,12 +908,12 @@ var (
 		"example": true, "default": true, "demo": true, "dev": true, "local": true, "other": true, "new": true,
 	}
 	// Values that reference something else.
-	reReference = regexp.MustCompile(`(?i)^(?:\$[A-Za-z_]\w*$|\$\(|%\(|%[A-Za-z_][\w]*%$|@[A-Za-z_][\w.]*@$|__[A-Za-z_]\w*__$|<[^<>]*>$|\{[^{}]*\}$|\[[^\[\]]*\]$)|\$\{|\{\{|\{%|<%|#\{|%\{|(?:^|[^\w])(?:os\.getenv|getenv|os\.environ|process\.env|env\(|env\[|environment\.getenvironmentvariable|system\.getenv|secrets\.|vault\(|lookup\(|!vault|enc\[|arn:aws:secretsmanager|arn:aws:ssm|^urn:)`)
-	reMask      = regexp.MustCompile(`(?i)\*{3,}|x{4,}|\.{3,}|•{3,}`)
+	reReference = regexps.MustCompile(`(?i)^(?:\$[A-Za-z_]\w*$|\$\(|%\(|%[A-Za-z_][\w]*%$|@[A-Za-z_][\w.]*@$|__[A-Za-z_]\w*__$|<[^<>]*>$|\{[^{}]*\}$|\[[^\[\]]*\]$)|\$\{|\{\{|\{%|<%|#\{|%\{|(?:^|[^\w])(?:os\.getenv|getenv|os\.environ|process\.env|env\(|env\[|environment\.getenvironmentvariable|system\.getenv|secrets\.|vault\(|lookup\(|!vault|enc\[|arn:aws:secretsmanager|arn:aws:ssm|^urn:)`)
+	reMask      = regexps.MustCompile(`(?i)\*{3,}|x{4,}|\.{3,}|•{3,}`)
 	// printf verbs: %s, %v, %d
-	rePrintf = regexp.MustCompile(`^%[-+# 0-9.]*[a-zA-Z]$`)
+	rePrintf = regexps.MustCompile(`^%[-+# 0-9.]*[a-zA-Z]$`)
 	// A version or version range: ^1.0, ~2.3.4, >=1.2 <2, 1.0.0-rc.1, 2.x.
-	reVersion = regexp.MustCompile(`^(?:[\^~]|[<>]=?|==?)\s*v?\d+(?:\.(?:\d+|x|\*)){0,3}(?:[-+][0-9A-Za-z.\-]+)?(?:\s*(?:\|\||,|\s)\s*\S.*)?$|^v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+][0-9A-Za-z.\-]+)?$`)
+	reVersion = regexps.MustCompile(`^(?:[\^~]|[<>]=?|==?)\s*v?\d+(?:\.(?:\d+|x|\*)){0,3}(?:[-+][0-9A-Za-z.\-]+)?(?:\s*(?:\|\||,|\s)\s*\S.*)?$|^v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:[-+][0-9A-Za-z.\-]+)?$`)
 )
 
 // isPlaceholder reports whether v is not a credential value: an empty or
@@ -939,8 +939,8 @@ func isPlaceholder(v string) bool {
 	if strings.HasSuffix(v, ":") {
 		return true // a label: "token: …: …" in a message
 	}
-	if strings.HasSuffix(v, "EXAMPLE") || reReference.MatchString(v) || reMask.MatchString(v) ||
-		rePrintf.MatchString(v) || isPlaceholderPhrase(v) || reVersion.MatchString(v) {
+	if strings.HasSuffix(v, "EXAMPLE") || reReference().MatchString(v) || reMask().MatchString(v) ||
+		rePrintf().MatchString(v) || isPlaceholderPhrase(v) || reVersion().MatchString(v) {
 		return true
 	}
 	if allSameRune(norm) || isDigitRun(norm) {
@@ -1087,7 +1087,7 @@ func echoesKey(line string, keyStart int, value string) bool {
 
 // reObjectName is a Kubernetes object name (a DNS label), with an optional
 // namespace: default/ca-secret.
-var reObjectName = regexp.MustCompile(`^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?/)?[a-z](?:[a-z0-9-]*[a-z0-9])?$`)
+var reObjectName = regexps.MustCompile(`^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?/)?[a-z](?:[a-z0-9-]*[a-z0-9])?$`)
 
 // namesSecretObject reports a value that names a secret rather than holds
 // one: under a key whose last word is "secret" (secret:, auth-secret:,
@@ -1115,7 +1115,7 @@ func namesSecretObject(line string, keyStart int, value string) bool {
 		return false
 	}
 	v := strings.TrimSpace(value)
-	if !reObjectName.MatchString(v) || strings.Count(v, "") > 64 {
+	if !reObjectName().MatchString(v) || strings.Count(v, "") > 64 {
 		return false
 	}
 	digits := 0

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"path"
-	"regexp"
 	"strings"
 )
 
@@ -275,7 +274,7 @@ func commandSegment(line string, seg, piped []word, val func(word) (int, int, bo
 		case oracleCmds[cmd] && !strings.HasPrefix(t, "-"):
 			if s, e, ok := val(w); ok {
 				v := line[s:e]
-				if k := strings.IndexByte(v, '/'); k > 0 && !strings.HasPrefix(v[k:], "//") && reOracleUser.MatchString(v[:k]) {
+				if k := strings.IndexByte(v, '/'); k > 0 && !strings.HasPrefix(v[k:], "//") && reOracleUser().MatchString(v[:k]) {
 					end := e
 					if at := strings.IndexByte(v[k+1:], '@'); at >= 0 {
 						end = s + k + 1 + at
@@ -305,7 +304,7 @@ func commandSegment(line string, seg, piped []word, val func(word) (int, int, bo
 	}
 }
 
-var reOracleUser = regexp.MustCompile(`^[A-Za-z][\w$#.]*$`)
+var reOracleUser = regexps.MustCompile(`^[A-Za-z][\w$#.]*$`)
 
 // isCommandName: a word that can name a command we know.
 func isCommandName(base string) bool {
@@ -317,13 +316,13 @@ func isCommandName(base string) bool {
 var (
 	// user:password@tcp(host:3306)/db, user:password@unix(/s)/db,
 	// user:password@/db (Go's MySQL DSN, no scheme).
-	reGoDSN = regexp.MustCompile(`(?:^|[\s"'` + "`" + `=(,])([\w.\-]+):([^\s@'"` + "`" + `]+)@(?:(?:tcp6?|udp|unix)\(|/\w)`)
+	reGoDSN = regexps.MustCompile(`(?:^|[\s"'` + "`" + `=(,])([\w.\-]+):([^\s@'"` + "`" + `]+)@(?:(?:tcp6?|udp|unix)\(|/\w)`)
 	// jdbc:oracle:thin:user/password@host…
-	reOracleJDBC = regexp.MustCompile(`(?i)jdbc:oracle:\w+:([\w$#.]+)/([^@\s'"` + "`" + `]+)@`)
+	reOracleJDBC = regexps.MustCompile(`(?i)jdbc:oracle:\w+:([\w$#.]+)/([^@\s'"` + "`" + `]+)@`)
 	// auth=("user", "password"), login("user", "password"),
 	// HTTPBasicAuth(user, "password"), new NetworkCredential("u", "p"), …:
 	// the second argument when it is a literal.
-	reAuthPair = regexp.MustCompile(`(?i)(?:^|[^\w])(auth|basic_?auth|http_?basic_?auth|http_?digest_?auth|digest_?auth|proxy_?auth|set_?basic_?auth|with_?basic_?auth|basic|login|log_?in|sign_?in|authenticate|network_?credential|username_?password_?credentials|password_?authentication|username_?password_?authentication_?token|credentials)\s*(?:=\s*|:\s*)?` + authPairRest)
+	reAuthPair = regexps.MustCompile(`(?i)(?:^|[^\w])(auth|basic_?auth|http_?basic_?auth|http_?digest_?auth|digest_?auth|proxy_?auth|set_?basic_?auth|with_?basic_?auth|basic|login|log_?in|sign_?in|authenticate|network_?credential|username_?password_?credentials|password_?authentication|username_?password_?authentication_?token|credentials)\s*(?:=\s*|:\s*)?` + authPairRest)
 )
 
 // connectionForms reports passwords of scheme-less connection strings and
@@ -337,10 +336,10 @@ func connectionForms(line, lower string, folds bool, add func(rule string, keySt
 		// @tcp( @tcp6( @udp( @unix( @/x
 		dsn := strings.Contains(line, "@tcp") || strings.Contains(line, "@udp") ||
 			strings.Contains(line, "@unix") || strings.Contains(line, "@/")
-		for _, m := range findAllIf(dsn, reGoDSN, line) {
+		for _, m := range findAllIf(dsn, reGoDSN(), line) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
-		for _, m := range findAllIf(folds || strings.Contains(lower, "jdbc:oracle:"), reOracleJDBC, line) {
+		for _, m := range findAllIf(folds || strings.Contains(lower, "jdbc:oracle:"), reOracleJDBC(), line) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
 	}
@@ -349,9 +348,9 @@ func connectionForms(line, lower string, folds bool, add func(rule string, keySt
 		// follow one of the names too (a minified script holds many).
 		var tail func(k int) bool
 		if len(line) >= 512 {
-			tail = func(k int) bool { return reAuthPairTail.MatchString(line[k:]) }
+			tail = func(k int) bool { return reAuthPairTail().MatchString(line[k:]) }
 		}
-		for _, m := range findAllIf(folds || nameThenOpen(lower, authPairEnds, tail), reAuthPair, line) {
+		for _, m := range findAllIf(folds || nameThenOpen(lower, authPairEnds, tail), reAuthPair(), line) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
@@ -362,7 +361,7 @@ func connectionForms(line, lower string, folds bool, add func(rule string, keySt
 const authPairRest = `[(\[{]\s*(?:\w+\s*=\s*)?(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[\w.\[\]]+)\s*,\s*(?:\w+\s*=\s*)?("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')`
 
 // reAuthPairTail is authPairRest at the start of a text.
-var reAuthPairTail = regexp.MustCompile(`(?i)^` + authPairRest)
+var reAuthPairTail = regexps.MustCompile(`(?i)^` + authPairRest)
 
 // authPairEnds are the endings of every name reAuthPair knows.
 var authPairEnds = []string{"auth", "basic", "login", "log_in", "signin", "sign_in", "authenticate", "credential", "credentials", "token"}

@@ -63,7 +63,7 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 	// lines that pass lineMayHaveCredential hold few of them).
 	hasEq := strings.IndexByte(line, '=') >= 0
 	// key <sep> "literal"
-	for _, m := range findAllIfRef(strings.ContainsAny(line, "\"'`"), reQuoted, line) {
+	for _, m := range findAllIfRef(strings.ContainsAny(line, "\"'`"), reQuoted(), line) {
 		// `var password string = …` names the key first, `String password
 		// = …` second.
 		if !keyIsCredential(line[m[2]:m[3]]) && (m[4] < 0 || !keyIsCredential(line[m[4]:m[5]])) {
@@ -76,7 +76,7 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 		add(RulePasswordAssignment, m[2], vs, ve)
 	}
 	// <password>value</password>
-	for _, m := range findAllIfRef(strings.Contains(line, "</"), reXMLElem, line) {
+	for _, m := range findAllIfRef(strings.Contains(line, "</"), reXMLElem(), line) {
 		open, closeTag := line[m[2]:m[3]], line[m[6]:m[7]]
 		if open != closeTag {
 			continue
@@ -87,7 +87,7 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 		}
 	}
 	// key="Password" value="…"
-	for _, m := range findAllIfRef(hasEq && strings.Contains(line, "value"), reXMLKeyValue, line) {
+	for _, m := range findAllIfRef(hasEq && strings.Contains(line, "value"), reXMLKeyValue(), line) {
 		ks, ke := m[2], m[3]
 		if ks < 0 {
 			ks, ke = m[4], m[5]
@@ -97,13 +97,13 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 		}
 	}
 	// define('DB_PASSWORD', '…')
-	for _, m := range findAllIfRef(strings.Contains(line, "define"), rePHPDefine, line) {
+	for _, m := range findAllIfRef(strings.Contains(line, "define"), rePHPDefine(), line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}
 	// …;Password=…;
-	for _, m := range findAllIfRef(hasEq, reConnString, line) {
+	for _, m := range findAllIfRef(hasEq, reConnString(), line) {
 		vs, ve := m[6], m[7]
 		for ve > vs && line[ve-1] == ' ' {
 			ve--
@@ -117,13 +117,13 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 		}
 	}
 	// ?token=…
-	for _, m := range findAllIfRef(hasEq && strings.ContainsAny(line, "?&"), reQueryParam, line) {
+	for _, m := range findAllIfRef(hasEq && strings.ContainsAny(line, "?&"), reQueryParam(), line) {
 		if keyIsCredential(line[m[2]:m[3]]) {
 			add(RulePasswordAssignment, m[2], m[4], m[5])
 		}
 	}
 	// scheme://user:password@host
-	for _, m := range findAllIfRef(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo, line) {
+	for _, m := range findAllIfRef(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo(), line) {
 		if slash := strings.IndexAny(line[m[4]:m[5]], "/?#"); slash >= 0 && isDigits(line[m[4]:m[4]+slash]) {
 			continue // host:port/path@…
 		}
@@ -165,14 +165,14 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 	}
 	if syn.properties {
 		// .properties: `key value` is an assignment too.
-		if m := rePropertiesSpace.FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
+		if m := rePropertiesSpace().FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
 			if vs, ve, ok := unquotedValue(line, m[4], syn); ok {
 				add(RulePasswordAssignment, m[2], vs, ve)
 			}
 		}
 	}
 	// key=value, key: value (config files, shell, docs)
-	for _, m := range findAllIfRef(hasEq || strings.IndexByte(line, ':') >= 0, reUnquotedKey, line) {
+	for _, m := range findAllIfRef(hasEq || strings.IndexByte(line, ':') >= 0, reUnquotedKey(), line) {
 		if !keyIsCredential(line[m[2]:m[3]]) {
 			continue
 		}
@@ -180,7 +180,7 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
 	}
-	if m := reDockerEnv.FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
+	if m := reDockerEnv().FindStringSubmatchIndex(line); m != nil && keyIsCredential(line[m[2]:m[3]]) {
 		if vs, ve, ok := unquotedValue(line, m[4], fileSyntax{unquoted: true, word: true}); ok {
 			add(RulePasswordAssignment, m[2], vs, ve)
 		}
@@ -188,7 +188,7 @@ func scanLineRef(line, lower string, syn fileSyntax, add func(rule string, keySt
 }
 
 func unquotedAssignmentsRef(text string, off int, syn fileSyntax, colon bool, add func(rule string, keyStart, vs, ve int)) {
-	for _, m := range reUnquotedKey.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range reUnquotedKey().FindAllStringSubmatchIndex(text, -1) {
 		if !keyIsCredential(text[m[2]:m[3]]) {
 			continue
 		}
@@ -210,15 +210,15 @@ func findAllIfRef(ok bool, re *regexp.Regexp, line string) [][]int {
 
 func connectionFormsRef(line string, add func(rule string, keyStart, vs, ve int)) {
 	if strings.IndexByte(line, '@') >= 0 {
-		for _, m := range reGoDSN.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range reGoDSN().FindAllStringSubmatchIndex(line, -1) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
-		for _, m := range reOracleJDBC.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range reOracleJDBC().FindAllStringSubmatchIndex(line, -1) {
 			add(RulePasswordInURL, m[2], m[4], m[5])
 		}
 	}
 	if strings.IndexByte(line, ',') >= 0 {
-		for _, m := range reAuthPair.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range reAuthPair().FindAllStringSubmatchIndex(line, -1) {
 			add(RulePasswordAssignment, m[2], m[4]+1, m[5]-1)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,7 +63,7 @@ func valueSum(v []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-var cacheKeyRe = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var cacheKeyRe = regexps.MustCompile(`^[0-9a-f]{64}$`)
 
 // OpenCache creates dir if needed.
 func OpenCache(dir string) (*Cache, error) {
@@ -114,7 +113,7 @@ func (c *Cache) load() {
 		for sc.Scan() {
 			var e cacheEntry
 			if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Format != cacheFormat ||
-				!cacheKeyRe.MatchString(e.Key) || len(e.Value) == 0 || e.Sum != valueSum(e.Value) {
+				!cacheKeyRe().MatchString(e.Key) || len(e.Value) == 0 || e.Sum != valueSum(e.Value) {
 				c.corrupt.Add(1)
 				continue
 			}
@@ -126,7 +125,7 @@ func (c *Cache) load() {
 // Load decodes the entry for key (64 lowercase hex digits, e.g. a sha256)
 // into v and reports whether it was found and valid.
 func (c *Cache) Load(key string, v any) bool {
-	if !cacheKeyRe.MatchString(key) {
+	if !cacheKeyRe().MatchString(key) {
 		c.misses.Add(1)
 		return false
 	}
@@ -150,7 +149,7 @@ func (c *Cache) Load(key string, v any) bool {
 // Store records v as the entry for key; it reaches the disk with the next
 // batch (every cacheFlushEntries entries) or Flush.
 func (c *Cache) Store(key string, v any) error {
-	if !cacheKeyRe.MatchString(key) {
+	if !cacheKeyRe().MatchString(key) {
 		return fmt.Errorf("scan cache: bad key %q", key)
 	}
 	val, err := json.Marshal(v)

@@ -103,11 +103,15 @@ func loadRules(name string, data []byte, readRelative func(string) ([]byte, erro
 	return eagerRules(cfg), nil
 }
 
-// PreloadDefaultRules does, once per process, what a scanner with gitleaks'
-// default rules starts from (decoding the config, its path conditions, each
-// rule's metadata), so that a caller can have it done beside other work
-// before it knows the configuration; NewScanner does it when it is not done.
-func PreloadDefaultRules() { _, _ = lazyDefaultRules() }
+// Preload does, once per process, what a scanner with gitleaks' default
+// rules starts from (decoding the config, its path conditions, each rule's
+// metadata) and compiles the package's own patterns, so that a caller can
+// have it done beside other work before it knows the configuration; the
+// first scanner does what is not done.
+func Preload() {
+	_, _ = lazyDefaultRules()
+	regexps.CompileAll()
+}
 
 // lazyDefaultRules is the source of gitleaks' default config, its rules
 // translated one by one as they are needed; nil when the default config

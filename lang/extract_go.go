@@ -4,13 +4,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 // sqlRe matches a string that is (the start of) a SQL statement.
-var sqlRe = regexp.MustCompile(`(?is)\b(select\s.*\bfrom\b|insert\s+into\b|update\s+\S+\s+set\b|delete\s+from\b|where\s+\w+\s*(=|like|in)\s*$)`)
+var sqlRe = regexps.MustCompile(`(?is)\b(select\s.*\bfrom\b|insert\s+into\b|update\s+\S+\s+set\b|delete\s+from\b|where\s+\w+\s*(=|like|in)\s*$)`)
 
 // goRouterImports maps import paths to the framework names of the HTTP
 // routers and CLI libraries the Go extractor recognizes.
@@ -339,7 +338,7 @@ func goSignals(file *ast.File, f *Facts, line func(token.Pos) int) {
 			sql, dynamic := false, false
 			for _, o := range ops {
 				if s, ok := goString(o); ok {
-					if sqlRe.MatchString(s) {
+					if sqlRe().MatchString(s) {
 						sql = true
 					}
 				} else if _, lit := o.(*ast.BasicLit); !lit {
@@ -357,7 +356,7 @@ func goSignals(file *ast.File, f *Facts, line func(token.Pos) int) {
 				if fn == "Fprintf" {
 					arg = x.Args[1]
 				}
-				if s, ok := goString(arg); ok && sqlRe.MatchString(s) && strings.ContainsAny(s, "%") {
+				if s, ok := goString(arg); ok && sqlRe().MatchString(s) && strings.ContainsAny(s, "%") {
 					f.signal(SignalSecurity, line(x.Pos()), "builds SQL with fmt."+fn)
 				}
 			case pkg == "exec" && (fn == "Command" || fn == "CommandContext"):

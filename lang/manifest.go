@@ -12,7 +12,6 @@ import (
 	"go/token"
 	"html"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -726,8 +725,8 @@ func (r *mfReader) parsePipfile(in *mfInfo, data []byte) error {
 }
 
 var (
-	mfPEP508Name = regexp.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*(.*)$`)
-	mfSpaces     = regexp.MustCompile(`\s+`)
+	mfPEP508Name = regexps.MustCompile(`^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(\[[^\]]*\])?\s*(.*)$`)
+	mfSpaces     = regexps.MustCompile(`\s+`)
 )
 
 // mfParsePEP508 reads "name[extras] (spec) ; marker" into a name and a
@@ -738,7 +737,7 @@ func mfParsePEP508(s string) (name, version string, ok bool) {
 	if i := strings.IndexByte(s, ';'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	m := mfPEP508Name.FindStringSubmatch(s)
+	m := mfPEP508Name().FindStringSubmatch(s)
 	if m == nil {
 		return "", "", false
 	}
@@ -752,7 +751,7 @@ func mfParsePEP508(s string) (name, version string, ok bool) {
 	if rest != "" && !strings.ContainsAny(rest[:1], "=<>!~") {
 		return "", "", false
 	}
-	return m[1], mfSpaces.ReplaceAllString(rest, ""), true
+	return m[1], mfSpaces().ReplaceAllString(rest, ""), true
 }
 
 // parseRequirements reads a pip requirements file: one PEP 508 requirement a
@@ -909,10 +908,10 @@ func (r *mfReader) parsePom(in *mfInfo, data []byte) error {
 var mfTypeRank = map[string]int{DepRuntime: 0, DepDev: 1, DepPeer: 2}
 
 // mfUserinfo matches the credentials part of a URL.
-var mfUserinfo = regexp.MustCompile(`://[^/@\s]*@`)
+var mfUserinfo = regexps.MustCompile(`://[^/@\s]*@`)
 
 func mfCleanVersion(v string) string {
-	v = strings.TrimSpace(mfUserinfo.ReplaceAllString(v, "://"))
+	v = strings.TrimSpace(mfUserinfo().ReplaceAllString(v, "://"))
 	if utf8.RuneCountInString(v) > mfMaxVersion {
 		v = string([]rune(v)[:mfMaxVersion-1]) + "…"
 	}
@@ -959,7 +958,7 @@ func (r *mfReader) dependencies(infos []*mfInfo) []Dependency {
 // ---- entry points ----
 
 var (
-	mfFuncMain  = regexp.MustCompile(`(?m)^func main\(\)`)
+	mfFuncMain  = regexps.MustCompile(`(?m)^func main\(\)`)
 	mfRootEntry = map[string]bool{
 		"manage.py": true, "app.py": true, "main.py": true,
 		"index.js": true, "server.js": true, "index.ts": true, "server.ts": true,
@@ -1046,7 +1045,7 @@ func (r *mfReader) goPackageMain(p string, needFunc bool) bool {
 	if err != nil || f.Name == nil || f.Name.Name != "main" {
 		return false
 	}
-	return !needFunc || mfFuncMain.Match(data)
+	return !needFunc || mfFuncMain().Match(data)
 }
 
 // ---- build system and tests ----
@@ -1260,31 +1259,31 @@ func (r *mfReader) purpose(infos []*mfInfo) string {
 }
 
 var (
-	mfHTMLComment  = regexp.MustCompile(`(?s)<!--.*?-->`)
-	mfATXHeading   = regexp.MustCompile(`^(#{1,6})(\s|$)`)
-	mfListItem     = regexp.MustCompile(`^([-*+]|\d{1,9}[.)])(\s|$)`)
-	mfRefDef       = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
-	mfRSTField     = regexp.MustCompile(`^:[^:\s][^:]*:(\s|$)`)
-	mfHTMLHeading  = regexp.MustCompile(`(?i)<h[1-6][\s>]`)
-	mfImage        = regexp.MustCompile(`!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]`)
-	mfEmptyLink    = regexp.MustCompile(`\[\s*\]\([^)]*\)|\[\s*\]\[[^\]]*\]`)
-	mfLink         = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
-	mfRefLink      = regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
-	mfFootnote     = regexp.MustCompile(`\[\^[^\]]*\]`)
-	mfAutolink     = regexp.MustCompile(`<((?:https?|mailto|ftp):[^>\s]+)>`)
-	mfTag          = regexp.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>`)
-	mfRSTLink      = regexp.MustCompile("`([^`<]+?)\\s*<[^>]*>`_{1,2}")
-	mfRSTRole      = regexp.MustCompile(":[A-Za-z][\\w:.+-]*:`([^`]+)`")
-	mfRSTSubst     = regexp.MustCompile(`\|[^|\s][^|]*[^|\s]?\|_{0,2}`)
-	mfRSTRef       = regexp.MustCompile("`([^`]+)`_{1,2}")
-	mfInlineCode   = regexp.MustCompile("`+([^`]+?)`+")
-	mfBold         = regexp.MustCompile(`\*\*([^*]+)\*\*|__([^_]+)__`)
-	mfItalicStar   = regexp.MustCompile(`(^|[^\w*])\*([^*\s](?:[^*]*[^*\s])?)\*([^\w*]|$)`)
-	mfItalicUnder  = regexp.MustCompile(`(^|[^\w])_([^_\s](?:[^_]*[^_\s])?)_([^\w]|$)`)
-	mfStrike       = regexp.MustCompile(`~~([^~]+)~~`)
+	mfHTMLComment  = regexps.MustCompile(`(?s)<!--.*?-->`)
+	mfATXHeading   = regexps.MustCompile(`^(#{1,6})(\s|$)`)
+	mfListItem     = regexps.MustCompile(`^([-*+]|\d{1,9}[.)])(\s|$)`)
+	mfRefDef       = regexps.MustCompile(`^\[[^\]]+\]:\s*\S`)
+	mfRSTField     = regexps.MustCompile(`^:[^:\s][^:]*:(\s|$)`)
+	mfHTMLHeading  = regexps.MustCompile(`(?i)<h[1-6][\s>]`)
+	mfImage        = regexps.MustCompile(`!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]`)
+	mfEmptyLink    = regexps.MustCompile(`\[\s*\]\([^)]*\)|\[\s*\]\[[^\]]*\]`)
+	mfLink         = regexps.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
+	mfRefLink      = regexps.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
+	mfFootnote     = regexps.MustCompile(`\[\^[^\]]*\]`)
+	mfAutolink     = regexps.MustCompile(`<((?:https?|mailto|ftp):[^>\s]+)>`)
+	mfTag          = regexps.MustCompile(`</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>`)
+	mfRSTLink      = regexps.MustCompile("`([^`<]+?)\\s*<[^>]*>`_{1,2}")
+	mfRSTRole      = regexps.MustCompile(":[A-Za-z][\\w:.+-]*:`([^`]+)`")
+	mfRSTSubst     = regexps.MustCompile(`\|[^|\s][^|]*[^|\s]?\|_{0,2}`)
+	mfRSTRef       = regexps.MustCompile("`([^`]+)`_{1,2}")
+	mfInlineCode   = regexps.MustCompile("`+([^`]+?)`+")
+	mfBold         = regexps.MustCompile(`\*\*([^*]+)\*\*|__([^_]+)__`)
+	mfItalicStar   = regexps.MustCompile(`(^|[^\w*])\*([^*\s](?:[^*]*[^*\s])?)\*([^\w*]|$)`)
+	mfItalicUnder  = regexps.MustCompile(`(^|[^\w])_([^_\s](?:[^_]*[^_\s])?)_([^\w]|$)`)
+	mfStrike       = regexps.MustCompile(`~~([^~]+)~~`)
 	mfDecorPunct   = "=-`:'\"~^_*+#<>"
-	mfAlertMarker  = regexp.MustCompile(`^\[![A-Za-z]+\]`)
-	mfLinkOnlyLine = regexp.MustCompile(`\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]`)
+	mfAlertMarker  = regexps.MustCompile(`^\[![A-Za-z]+\]`)
+	mfLinkOnlyLine = regexps.MustCompile(`\[[^\]]*\]\([^)]*\)|\[[^\]]*\]\[[^\]]*\]`)
 )
 
 // mfReadmeParagraph returns the README's first descriptive paragraph
@@ -1313,11 +1312,11 @@ func mfReadmeParagraph(text string, rst bool) string {
 func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\uFEFF")
-	text = mfHTMLComment.ReplaceAllString(text, "")
+	text = mfHTMLComment().ReplaceAllString(text, "")
 	lines := strings.Split(text, "\n")
 	refs := map[string]bool{} // labels of link reference definitions
 	for _, l := range lines {
-		if m := mfRefDefLabel.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := mfRefDefLabel().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			refs[strings.ToLower(m[1])] = true
 		}
 	}
@@ -1471,7 +1470,7 @@ func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 			if inAlert {
 				continue // the body of a GitHub alert (> [!NOTE]) is no description
 			}
-			if t == "" || mfAlertMarker.MatchString(t) {
+			if t == "" || mfAlertMarker().MatchString(t) {
 				if s := flush(); s != "" {
 					return s, ""
 				}
@@ -1479,7 +1478,7 @@ func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 				continue
 			}
 		}
-		if m := mfHTMLBlockStart.FindStringSubmatch(t); m != nil && !rst {
+		if m := mfHTMLBlockStart().FindStringSubmatch(t); m != nil && !rst {
 			if s := flush(); s != "" {
 				return s, ""
 			}
@@ -1489,23 +1488,23 @@ func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 			}
 			continue
 		}
-		if m := mfATXHeading.FindStringSubmatch(t); m != nil && !rst {
+		if m := mfATXHeading().FindStringSubmatch(t); m != nil && !rst {
 			if s := flush(); s != "" {
 				return s, ""
 			}
 			heading(len(m[1]), strings.TrimRight(strings.TrimSpace(t[len(m[0]):]), "# "))
 			continue
 		}
-		nonProse := mfListItem.MatchString(t) ||
+		nonProse := mfListItem().MatchString(t) ||
 			strings.HasPrefix(t, "|") ||
-			mfRefDef.MatchString(t) ||
-			(rst && mfRSTField.MatchString(t)) ||
-			mfHTMLHeading.MatchString(t)
+			mfRefDef().MatchString(t) ||
+			(rst && mfRSTField().MatchString(t)) ||
+			mfHTMLHeading().MatchString(t)
 		if !nonProse && len(para) == 0 {
 			// Badges, images, navigation links or HTML without text.
-			bare := mfTag.ReplaceAllString(mfLinkOnlyLine.ReplaceAllString(mfImage.ReplaceAllString(t, ""), ""), "")
+			bare := mfTag().ReplaceAllString(mfLinkOnlyLine().ReplaceAllString(mfImage().ReplaceAllString(t, ""), ""), "")
 			if rst {
-				bare = mfRSTSubst.ReplaceAllString(bare, "")
+				bare = mfRSTSubst().ReplaceAllString(bare, "")
 			}
 			nonProse = !mfHasWord(bare)
 		}
@@ -1530,18 +1529,18 @@ func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 const mfMinPurposeWords = 4
 
 var (
-	mfRefDefLabel    = regexp.MustCompile(`^\[([^\]^][^\]]*)\]:\s*\S`)
-	mfLabelledURL    = regexp.MustCompile(`^[^:]{1,40}:\s*\S+://\S+$`)
-	mfShortcutRef    = regexp.MustCompile(`\[([^\[\]]+)\]`)
-	mfHTMLBlockStart = regexp.MustCompile(`(?i)^</?(address|article|aside|blockquote|body|center|details|dialog|dd|div|dl|dt|figcaption|figure|footer|form|h[1-6]|header|hr|html|iframe|legend|li|main|nav|ol|p|picture|section|summary|table|tbody|td|tfoot|th|thead|title|tr|ul)(\s|/?>|$)`)
+	mfRefDefLabel    = regexps.MustCompile(`^\[([^\]^][^\]]*)\]:\s*\S`)
+	mfLabelledURL    = regexps.MustCompile(`^[^:]{1,40}:\s*\S+://\S+$`)
+	mfShortcutRef    = regexps.MustCompile(`\[([^\[\]]+)\]`)
+	mfHTMLBlockStart = regexps.MustCompile(`(?i)^</?(address|article|aside|blockquote|body|center|details|dialog|dd|div|dl|dt|figcaption|figure|footer|form|h[1-6]|header|hr|html|iframe|legend|li|main|nav|ol|p|picture|section|summary|table|tbody|td|tfoot|th|thead|title|tr|ul)(\s|/?>|$)`)
 	// mfSkipHeading matches the titles of README sections that do not say
 	// what the project is.
-	mfSkipHeading = regexp.MustCompile(`(?i)^(table of contents|contents|toc|install|installation|installing|setup|getting started|quick ?start|usage|examples?|license|licence|licensing|contributing|contributors?|contributions?|how to contribute|sponsors?|sponsorship|backers|supporters|donate|donations?|funding|support|changelog|change ?log|news|release notes|releases?|what'?s new|requirements|prerequisites|build|building|testing|tests|development|security|code of conduct|acknowledge?ments|credits|authors|maintainers|team|status|badges|documentation|docs|links|community|faq|roadmap|benchmarks?)\b`)
+	mfSkipHeading = regexps.MustCompile(`(?i)^(table of contents|contents|toc|install|installation|installing|setup|getting started|quick ?start|usage|examples?|license|licence|licensing|contributing|contributors?|contributions?|how to contribute|sponsors?|sponsorship|backers|supporters|donate|donations?|funding|support|changelog|change ?log|news|release notes|releases?|what'?s new|requirements|prerequisites|build|building|testing|tests|development|security|code of conduct|acknowledge?ments|credits|authors|maintainers|team|status|badges|documentation|docs|links|community|faq|roadmap|benchmarks?)\b`)
 	// mfAnnouncement matches a release announcement: in a heading or as the
 	// first sentence of a paragraph.
-	mfAnnouncement = regexp.MustCompile(`(?i)(\bv?\d+(\.\d+)+\S*\s+(is|has\s+been)\s+(now\s+)?(officially\s+)?(out|available|released|here|live)\b|\b(version|release)\s+\S+\s+(is|has\s+been)\s+(now\s+)?(out|available|released|here|live)\b|\bis\s+(now\s+)?out\b|\b(has\s+been|just|is\s+now)\s+released\b|^announc(ing|ement)\b|\bwe(\s+are|'re|’re)\s+(very\s+|so\s+)?(excited|happy|pleased|thrilled|proud|glad|delighted)\b|\brelease\s+announcement\b|^(this|the\s+latest|the\s+new)\s+release\b|^(news|update|announcement|breaking|important|notice|note|attention|warning|caution|heads[- ]up|psa|deprecated|deprecation( notice)?)\s*[:!])`)
+	mfAnnouncement = regexps.MustCompile(`(?i)(\bv?\d+(\.\d+)+\S*\s+(is|has\s+been)\s+(now\s+)?(officially\s+)?(out|available|released|here|live)\b|\b(version|release)\s+\S+\s+(is|has\s+been)\s+(now\s+)?(out|available|released|here|live)\b|\bis\s+(now\s+)?out\b|\b(has\s+been|just|is\s+now)\s+released\b|^announc(ing|ement)\b|\bwe(\s+are|'re|’re)\s+(very\s+|so\s+)?(excited|happy|pleased|thrilled|proud|glad|delighted)\b|\brelease\s+announcement\b|^(this|the\s+latest|the\s+new)\s+release\b|^(news|update|announcement|breaking|important|notice|note|attention|warning|caution|heads[- ]up|psa|deprecated|deprecation( notice)?)\s*[:!])`)
 	// mfPointer matches a sentence that only sends the reader elsewhere.
-	mfPointer = regexp.MustCompile(`(?i)^(please\s+)?(visit|see|read|check\s+out|go\s+to|head\s+(over\s+)?to|refer\s+to|browse|find|look\s+at|for\s+(the\s+)?(full|complete|more|detailed|latest)?\s*(documentation|docs|details|information|info|examples|guides?))\b.*\b(documentation|docs|website|site|guides?|examples|tutorials?|wiki|homepage|home page|blog|details|information|info|manual|reference)\b`)
+	mfPointer = regexps.MustCompile(`(?i)^(please\s+)?(visit|see|read|check\s+out|go\s+to|head\s+(over\s+)?to|refer\s+to|browse|find|look\s+at|for\s+(the\s+)?(full|complete|more|detailed|latest)?\s*(documentation|docs|details|information|info|examples|guides?))\b.*\b(documentation|docs|website|site|guides?|examples|tutorials?|wiki|homepage|home page|blog|details|information|info|manual|reference)\b`)
 )
 
 // mfShortcutRefs turns markdown's shortcut and collapsed reference links
@@ -1553,7 +1552,7 @@ func mfShortcutRefs(s string, refs map[string]bool) string {
 	}
 	var b strings.Builder
 	last := 0
-	for _, m := range mfShortcutRef.FindAllStringIndex(s, -1) {
+	for _, m := range mfShortcutRef().FindAllStringIndex(s, -1) {
 		label := s[m[0]+1 : m[1]-1]
 		// "[text](url)", "[text][ref]", "![alt]" are links and images, not
 		// shortcut references; mfCleanProse handles them.
@@ -1575,14 +1574,14 @@ func mfShortcutRefs(s string, refs map[string]bool) string {
 // mfSkipSection reports whether a section under this heading is skipped.
 func mfSkipSection(title string) bool {
 	t := strings.TrimLeftFunc(title, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
-	return mfSkipHeading.MatchString(t) || mfAnnouncement.MatchString(t)
+	return mfSkipHeading().MatchString(t) || mfAnnouncement().MatchString(t)
 }
 
 // mfNotDescriptive reports a paragraph whose first sentence announces a
 // release or only points elsewhere.
 func mfNotDescriptive(s string) bool {
 	first := mfFirstSentence(strings.TrimLeftFunc(s, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }))
-	return mfAnnouncement.MatchString(first) || mfPointer.MatchString(first) || mfLabelledURL.MatchString(s)
+	return mfAnnouncement().MatchString(first) || mfPointer().MatchString(first) || mfLabelledURL().MatchString(s)
 }
 
 // mfFirstSentence is s up to its first sentence end (". ", "! ", "? ").
@@ -1663,25 +1662,25 @@ func mfHasWord(s string) bool {
 // mfCleanProse turns one paragraph of markdown or rst into plain text.
 func mfCleanProse(s string, rst bool) string {
 	if rst {
-		s = mfRSTLink.ReplaceAllString(s, "$1")
-		s = mfRSTRole.ReplaceAllString(s, "$1")
-		s = mfRSTSubst.ReplaceAllString(s, "")
-		s = mfRSTRef.ReplaceAllString(s, "$1")
+		s = mfRSTLink().ReplaceAllString(s, "$1")
+		s = mfRSTRole().ReplaceAllString(s, "$1")
+		s = mfRSTSubst().ReplaceAllString(s, "")
+		s = mfRSTRef().ReplaceAllString(s, "$1")
 	}
-	s = mfImage.ReplaceAllString(s, "")
-	s = mfEmptyLink.ReplaceAllString(s, "")
-	s = mfLink.ReplaceAllString(s, "$1")
-	s = mfRefLink.ReplaceAllString(s, "$1")
-	s = mfFootnote.ReplaceAllString(s, "")
-	s = mfAutolink.ReplaceAllString(s, "$1")
-	s = mfTag.ReplaceAllString(s, "")
-	s = mfInlineCode.ReplaceAllString(s, "$1")
-	s = mfBold.ReplaceAllString(s, "$1$2")
+	s = mfImage().ReplaceAllString(s, "")
+	s = mfEmptyLink().ReplaceAllString(s, "")
+	s = mfLink().ReplaceAllString(s, "$1")
+	s = mfRefLink().ReplaceAllString(s, "$1")
+	s = mfFootnote().ReplaceAllString(s, "")
+	s = mfAutolink().ReplaceAllString(s, "$1")
+	s = mfTag().ReplaceAllString(s, "")
+	s = mfInlineCode().ReplaceAllString(s, "$1")
+	s = mfBold().ReplaceAllString(s, "$1$2")
 	for range 2 { // adjacent matches share a boundary character
-		s = mfItalicStar.ReplaceAllString(s, "$1$2$3")
-		s = mfItalicUnder.ReplaceAllString(s, "$1$2$3")
+		s = mfItalicStar().ReplaceAllString(s, "$1$2$3")
+		s = mfItalicUnder().ReplaceAllString(s, "$1$2$3")
 	}
-	s = mfStrike.ReplaceAllString(s, "$1")
+	s = mfStrike().ReplaceAllString(s, "$1")
 	s = strings.ReplaceAll(s, "\\\n", " ")
 	s = html.UnescapeString(s)
 	s = mfBackslashEscape(s)

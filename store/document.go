@@ -19,7 +19,7 @@ const (
 
 // sectionKeyRE is what a section key may be: it names the section in
 // revision_conflict and finalize_validation details.
-var sectionKeyRE = lazyRegexp(`^[a-z][a-z0-9_]{0,63}$`)
+var sectionKeyRE = regexps.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // Document is an agent's document: its sections by key, each as canonical
 // JSON (keys sorted, no insignificant space), so equal documents are equal

@@ -20,7 +20,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/internal/lazyre"
 	"github.com/ctxpack/ctxpack/pack"
 )
 
@@ -57,15 +57,13 @@ const (
 // (their counted repetitions made the store's package init ~0.8 ms of any
 // command's start).
 var (
-	idRE   = lazyRegexp(`^pk_[a-z2-7]{8}$`)
-	nameRE = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._@/+-]{0,199}$`)
+	idRE   = regexps.MustCompile(`^pk_[a-z2-7]{8}$`)
+	nameRE = regexps.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@/+-]{0,199}$`)
 	idEnc  = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 )
 
-// lazyRegexp compiles pattern when first called.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}
+// regexps are the store's patterns (lazyre).
+var regexps lazyre.Set
 
 // ValidID reports whether id has the pack id format pk_[a-z2-7]{8}.
 func ValidID(id string) bool { return idRE().MatchString(id) }
@@ -410,7 +408,7 @@ func DefaultName(p *pack.Pack) string {
 }
 
 var (
-	prRefRE      = lazyRegexp(`^refs/pull/([0-9]+)/`)
-	hexRE        = lazyRegexp(`^[0-9a-f]{7,64}$`)
-	nameSanitize = lazyRegexp(`[^A-Za-z0-9._@/+-]`)
+	prRefRE      = regexps.MustCompile(`^refs/pull/([0-9]+)/`)
+	hexRE        = regexps.MustCompile(`^[0-9a-f]{7,64}$`)
+	nameSanitize = regexps.MustCompile(`[^A-Za-z0-9._@/+-]`)
 )
