@@ -392,3 +392,41 @@ func openEach(t *testing.T, dir string) map[string]*Repo {
 	}
 	return out
 }
+
+// TestResolveWholeIDs: a whole object id names that object on both
+// backends, before a ref of the same name (as in git); one not in the
+// repository is missing, not unknown, and a blob's is not a commit.
+func TestResolveWholeIDs(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a", "1\n")
+	first := g.Commit("1")
+	g.Write("a", "2\n")
+	second := g.Commit("2")
+	g.Git("update-ref", "refs/heads/"+first, second) // a ref named like first's id
+	g.Git("tag", "-a", "v2", "-m", "annotated")
+	tag := strings.TrimSpace(g.Git("rev-parse", "v2"))
+	blob := strings.TrimSpace(g.Git("rev-parse", "HEAD:a"))
+	missing := strings.Repeat("0123456789", 4)
+	for _, backend := range []string{BackendGoGit, BackendCLI} {
+		r, err := OpenWith(g.Dir, OpenOptions{Backend: backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct{ rev, want, err string }{
+			{rev: first, want: first},
+			{rev: second, want: second},
+			{rev: tag, want: second},
+			{rev: missing, err: "not in the repository"},
+			{rev: blob, err: "is not a commit"},
+		} {
+			got, err := r.Resolve(tc.rev)
+			switch {
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("%s: Resolve(%s) = %s, %v; want an error saying %q", backend, tc.rev, got, err, tc.err)
+			case tc.err == "" && (err != nil || string(got) != tc.want):
+				t.Errorf("%s: Resolve(%s) = %s, %v; want %s", backend, tc.rev, got, err, tc.want)
+			}
+		}
+		r.Close()
+	}
+}
