@@ -454,11 +454,11 @@ func TestReadNoteRunsGitOnlyWhenARefCanExist(t *testing.T) {
 	}
 }
 
-// TestLinearRangeAnswersAsGit checks the merge base and commit list of
-// ranges against git's, and that git is asked only when the range is not
-// a linear branch of at most maxLinearWalk commits, or when git reads
-// other parents than the commit objects name.
-func TestLinearRangeAnswersAsGit(t *testing.T) {
+// TestRangeWalkAnswersAsGit checks the merge base and commit list of
+// ranges against git's, and that git is asked only when walking them
+// reads more than maxRangeWalk commits, or when git reads other parents
+// than the commit objects name.
+func TestRangeWalkAnswersAsGit(t *testing.T) {
 	linear := func(g *gittest.Repo, n int) (base, head string) {
 		g.Write("f", "0\n")
 		base = g.Commit("base")
@@ -484,12 +484,12 @@ func TestLinearRangeAnswersAsGit(t *testing.T) {
 			_, head := linear(g, 1)
 			return head, head
 		}, runs: none, baseIsMB: true},
-		{name: "as long as the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxLinearWalk) }, runs: walked, baseIsMB: true},
-		{name: "longer than the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxLinearWalk+1) }, runs: walkedThenGit, baseIsMB: true},
+		{name: "as long as the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxRangeWalk-1) }, runs: walked, baseIsMB: true},
+		{name: "longer than the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxRangeWalk) }, runs: walkedThenGit, baseIsMB: true},
 		{name: "head below base", build: func(g *gittest.Repo) (string, string) {
 			base, head := linear(g, 2)
 			return head, base
-		}, runs: walkedThenGit},
+		}, runs: walked},
 		{name: "a merge in the range", build: func(g *gittest.Repo) (string, string) {
 			base, _ := linear(g, 1)
 			g.Git("checkout", "-q", "-b", "side", base)
@@ -498,20 +498,52 @@ func TestLinearRangeAnswersAsGit(t *testing.T) {
 			g.Git("checkout", "-q", "main")
 			g.Git("merge", "-q", "--no-edit", "side")
 			return base, g.Git("rev-parse", "HEAD")
-		}, runs: walkedThenGit, baseIsMB: true},
+		}, runs: walked, baseIsMB: true},
 		{name: "base moved on", build: func(g *gittest.Repo) (string, string) {
 			start, _ := linear(g, 1)
 			head := g.Git("rev-parse", "HEAD")
 			g.Git("checkout", "-q", "-b", "other", start)
 			g.Write("o", "o\n")
 			return g.Commit("other"), head
+		}, runs: walked},
+		{name: "both moved on", build: func(g *gittest.Repo) (string, string) {
+			start, _ := linear(g, 2)
+			head := g.Git("rev-parse", "HEAD")
+			g.Git("checkout", "-q", "-b", "other", start)
+			for i := range 3 {
+				g.Write("o", fmt.Sprintf("%d\n", i))
+				g.Commit(fmt.Sprintf("other %d", i))
+			}
+			return g.Git("rev-parse", "HEAD"), head
+		}, runs: walked},
+		{name: "base moved on by a merge", build: func(g *gittest.Repo) (string, string) {
+			start, _ := linear(g, 1)
+			head := g.Git("rev-parse", "HEAD")
+			g.Git("checkout", "-q", "-b", "side", start)
+			g.Write("s", "s\n")
+			g.Commit("side")
+			g.Git("checkout", "-q", "-b", "other", start)
+			g.Write("o", "o\n")
+			g.Commit("other")
+			g.Git("merge", "-q", "--no-edit", "side")
+			return g.Git("rev-parse", "HEAD"), head
+		}, runs: walked},
+		{name: "base moved on farther than the walk", build: func(g *gittest.Repo) (string, string) {
+			start, _ := linear(g, 1)
+			head := g.Git("rev-parse", "HEAD")
+			g.Git("checkout", "-q", "-b", "other", start)
+			for i := range maxRangeWalk {
+				g.Write("o", fmt.Sprintf("%d\n", i))
+				g.Commit(fmt.Sprintf("other %d", i))
+			}
+			return g.Git("rev-parse", "HEAD"), head
 		}, runs: walkedThenGit},
 		{name: "unrelated", build: func(g *gittest.Repo) (string, string) {
 			_, head := linear(g, 1)
 			g.Git("checkout", "-q", "--orphan", "other")
 			g.Write("o", "o\n")
 			return g.Commit("unrelated root"), head
-		}, runs: walkedThenGit},
+		}, runs: walked},
 		{name: "a shallow boundary in the range", build: func(g *gittest.Repo) (string, string) {
 			base, head := linear(g, 2)
 			g.WriteBytes(".git/shallow", []byte(g.Git("rev-parse", head+"~1")+"\n"))
@@ -526,7 +558,7 @@ func TestLinearRangeAnswersAsGit(t *testing.T) {
 			base, head := linear(g, 2)
 			g.Git("replace", "--graft", head+"~1")
 			return base, head
-		}, runs: walkedThenGit},
+		}, runs: walked},
 		{name: "a replaced commit that stays linear", build: func(g *gittest.Repo) (string, string) {
 			base, head := linear(g, 3)
 			g.Git("replace", "--graft", head, base)
@@ -562,9 +594,9 @@ func TestLinearRangeAnswersAsGit(t *testing.T) {
 				if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(tc.runs) {
 					t.Errorf("%s: ran %v, want %v", name, got, tc.runs)
 				}
-				// A walk that found no linear branch is not walked again
-				// for the second question.
-				_, walkedInVain := r.history.get(question("not linear", ObjectID(head), ObjectID(base)))
+				// A walk that went too far is not walked again for the
+				// second question.
+				_, walkedInVain := r.history.get(question("walk too long", ObjectID(head), ObjectID(base)))
 				if want := fmt.Sprint(tc.runs) == fmt.Sprint(walkedThenGit); walkedInVain != want {
 					t.Errorf("%s: walked in vain %v, want %v", name, walkedInVain, want)
 				}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -26,86 +25,99 @@ func question(kind string, ids ...ObjectID) string {
 
 // mergeBases is the backend's mergeBases of x and y, asked once.
 func (r *Repo) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error) {
-	return r.answer(question("merge-base", x, y),
-		func() bool { return r.linearRange(ctx, x, y) },
+	q := question("merge-base", x, y)
+	return r.answer(q, x, y,
+		func(load loadFunc) ([]ObjectID, error) { return mergeBasesWalk(ctx, load, x, y) },
 		func() ([]ObjectID, error) { return r.b.mergeBases(ctx, x, y) })
 }
 
 // revList is the backend's revList of head without exclude, asked once.
 func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) ([]ObjectID, error) {
-	return r.answer(question("rev-list", append([]ObjectID{head}, exclude...)...),
-		func() bool { return len(exclude) == 1 && r.linearRange(ctx, head, exclude[0]) },
-		func() ([]ObjectID, error) { return r.b.revList(ctx, head, exclude) })
+	q := question("rev-list", append([]ObjectID{head}, exclude...)...)
+	walk := func(load loadFunc) ([]ObjectID, error) {
+		if exclude[0] == head {
+			return nil, nil // nothing to read
+		}
+		return revListWalk(ctx, load, head, exclude)
+	}
+	if len(exclude) != 1 {
+		walk = nil
+	}
+	var base ObjectID
+	if len(exclude) > 0 {
+		base = exclude[0]
+	}
+	return r.answer(q, head, base, walk, func() ([]ObjectID, error) { return r.b.revList(ctx, head, exclude) })
 }
 
-// answer is the memo's answer to q; else, when linear walks the range (and
-// stores both answers), its answer; else ask's, stored.
-func (r *Repo) answer(q string, linear func() bool, ask func() ([]ObjectID, error)) ([]ObjectID, error) {
+// answer is the memo's answer to q; else, where the git CLI reads the
+// repository, walk's through the running cat-file (walkRange); else
+// ask's. The answer is stored.
+func (r *Repo) answer(q string, head, base ObjectID, walk func(loadFunc) ([]ObjectID, error), ask func() ([]ObjectID, error)) ([]ObjectID, error) {
 	if ids, ok := r.history.get(q); ok {
 		return slices.Clone(ids), nil
 	}
-	if linear() {
-		ids, _ := r.history.get(q)
-		return slices.Clone(ids), nil
-	}
-	ids, err := ask()
-	if err != nil {
-		return nil, err
+	ids, ok := r.walkRange(head, base, walk)
+	if !ok {
+		var err error
+		if ids, err = ask(); err != nil {
+			return nil, err
+		}
 	}
 	r.history.put(q, slices.Clone(ids), 0, 0)
 	return ids, nil
 }
 
-// maxLinearWalk bounds linearRange's walk: a pull request's or a push's
-// commits, read through the running cat-file, cost less than starting
-// git merge-base and git rev-list; a walk that finds no base wastes
-// about as much as one of them.
-const maxLinearWalk = 32
+// maxRangeWalk bounds walkRange: a pull request's or a push's commits,
+// and those its base moved on by, read through the running cat-file cost
+// less than starting git merge-base and git rev-list (~2–4 ms each); a
+// walk that reaches the bound wastes about as much as one of them.
+const maxRangeWalk = 64
 
-// linearRange answers, without starting git, `git merge-base --all head
-// base` and `git rev-list head --not base` when the git CLI reads the
-// repository and base is on head's parent line, at most maxLinearWalk
-// commits down, with one parent to every commit above it (a linear
-// branch): the merge base is base, the list the commits above it. It
-// reports whether it stored those answers in the memo. Where git reads
-// other parents than the commit objects name (a shallow clone's
-// boundary, grafts) it leaves the questions to git, and so it does on any
-// error: git gives the error.
-func (r *Repo) linearRange(ctx context.Context, head, base ObjectID) bool {
+// errLongWalk stops a walk at maxRangeWalk commits.
+var errLongWalk = errors.New("range walk over its bound")
+
+// walkRange answers a question about the range base..head with walk, the
+// walk the go-git backend answers it with (git's algorithms: see
+// mergeBasesWalk, revListWalk), when the git CLI reads the repository,
+// reading its commits through the running cat-file instead of starting
+// git merge-base or git rev-list, as long as it reads at most
+// maxRangeWalk commits. It reports whether it answered. Where git reads
+// other parents than the commit objects name (a shallow clone's boundary,
+// grafts) it leaves the question to git, and so it does on any error: git
+// gives the error. A range walked too far once is not walked again.
+func (r *Repo) walkRange(head, base ObjectID, walk func(loadFunc) ([]ObjectID, error)) ([]ObjectID, bool) {
 	_, ok := r.cli()
-	if !ok || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
-		return false
+	if !ok || walk == nil || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
+		return nil, false
 	}
 	for _, f := range []string{
 		filepath.Join(r.commonDir, "shallow"), filepath.Join(r.gitDir, "shallow"),
 		filepath.Join(r.commonDir, "info", "grafts"), filepath.Join(r.gitDir, "info", "grafts"),
 	} {
 		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
-			return false
+			return nil, false
 		}
 	}
-	notLinear := question("not linear", head, base)
-	if _, known := r.history.get(notLinear); known {
-		return false // walked already: both questions go to git
+	tooLong := question("walk too long", head, base)
+	if _, known := r.history.get(tooLong); known {
+		return nil, false
 	}
-	var above []ObjectID
-	id := head
-	for range maxLinearWalk + 1 {
-		if id == base {
-			sort.Slice(above, func(i, j int) bool { return above[i] < above[j] })
-			r.history.put(question("merge-base", head, base), []ObjectID{base}, 0, 0)
-			r.history.put(question("rev-list", head, base), above, 0, 0)
-			return true
+	read := 0
+	load := func(ctx context.Context, id ObjectID) (*Commit, error) {
+		if read++; read > maxRangeWalk {
+			return nil, errLongWalk
 		}
-		c, err := r.commit(ctx, id) // the range's diffs read these commits again
-		if err != nil || len(c.Parents) != 1 {
-			break
-		}
-		above = append(above, id)
-		id = c.Parents[0]
+		return r.commit(ctx, id) // the range's diffs read these commits again
 	}
-	r.history.put(notLinear, nil, 0, 0)
-	return false
+	ids, err := walk(load)
+	if err != nil {
+		if errors.Is(err, errLongWalk) {
+			r.history.put(tooLong, nil, 0, 0)
+		}
+		return nil, false
+	}
+	return ids, true
 }
 
 // Bounds of the objects memo keeps: a full tree's walk reads each tree once
