@@ -118,7 +118,17 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 		return nil, err
 	}
 	p.Repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
+	defer pauseGC(changeHeapLimit)() // a push packs commits
+	// The scanner is built while the push is read, as packRepo does.
+	var scanner *audit.Scanner
+	var scanErr error
+	built := make(chan struct{})
+	go func() {
+		defer close(built)
+		scanner, scanErr = p.scanner(ctx, cfg)
+	}()
 	pushed, err := p.Repo.Pushed(ctx, t.Head, t.Known)
+	<-built
 	if err != nil {
 		return nil, err
 	}
@@ -126,15 +136,13 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	if pushed.Snapshot == nil {
 		return out, nil
 	}
+	if scanErr != nil {
+		return nil, scanErr
+	}
 	snap := pushed.Snapshot
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
 	snap.Source.Config = cfg.Origin
-	defer pauseGC(changeHeapLimit)() // a push packs commits
-	scanner, err := p.scanner(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
 	o, err := build(ctx, p.Repo, snap, cfg, scanner)
 	if err != nil {
 		return nil, err
