@@ -296,7 +296,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 
 // packRepo is Pack on an opened repository.
 func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcome, error) {
-	preload()
+	Preload()
 	cfg, err := ResolveConfig(ctx, repo, opts)
 	if err != nil {
 		return nil, err
@@ -331,11 +331,13 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	return out, nil
 }
 
-// preload prepares on another core what most runs need whatever their
+// Preload prepares on another core what most runs need whatever their
 // configuration (gitleaks' default rules, the packages' patterns, the pack
 // schema: ~5 ms of a small change's ~40), while the run reads the
-// repository; what is not ready when needed is prepared then.
-func preload() {
+// repository; what is not ready when needed is prepared then. Pack and a
+// push's Run call it; a caller that reads the repository first (the
+// pre-push hook's plan) can call it before.
+func Preload() {
 	go func() {
 		audit.Preload()
 		lang.Preload()
