@@ -69,10 +69,12 @@ func (r *Repo) answer(q string, head, base ObjectID, walk func(loadFunc) ([]Obje
 }
 
 // maxRangeWalk bounds walkRange: a pull request's or a push's commits,
-// and those its base moved on by, read through the running cat-file cost
-// less than starting git merge-base and git rev-list (~2–4 ms each); a
-// walk that reaches the bound wastes about as much as one of them.
-const maxRangeWalk = 64
+// and those its base moved on by, read through the running cat-file
+// (~28 µs a commit) cost less than starting git merge-base and git
+// rev-list (~3 and ~2 ms: express's range, whose base moved on by 57
+// commits, walks 86 commits in 2.5 ms where the two take 4.8); a walk that
+// reaches the bound wastes about as much as the two.
+const maxRangeWalk = 128
 
 // errLongWalk stops a walk at maxRangeWalk commits.
 var errLongWalk = errors.New("range walk over its bound")
