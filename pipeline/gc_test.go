@@ -129,3 +129,55 @@ func TestHeapLimitFor(t *testing.T) {
 		resume()
 	}
 }
+
+// TestLargeLiveHeapLowersGCPercent: after the pause window, a live heap
+// under largeLiveHeap keeps the percent the run found; one that reaches it
+// lowers the percent to largeHeapGCPercent until the run resumes, which
+// puts back the percent it found. A GOGC the user set is left alone.
+func TestLargeLiveHeapLowersGCPercent(t *testing.T) {
+	setGC(t)
+	t.Setenv("GOGC", "")
+	collect := func(until func() bool) bool {
+		for range 200 {
+			if until() {
+				return true
+			}
+			runtime.GC() // the finalizers run on their own goroutines, after it
+			time.Sleep(time.Millisecond)
+		}
+		return until()
+	}
+	resume := pauseGC(treeHeapLimit)
+	if !collect(func() bool { return gcPercentNow() == 150 }) {
+		t.Fatal("the pause window did not end at the first collections")
+	}
+	collect(func() bool { return false }) // a small live heap: watched, not lowered
+	if p := gcPercentNow(); p != 150 {
+		t.Fatalf("GC percent %d with a small live heap, want 150", p)
+	}
+	live := make([][]byte, 0, 80)
+	for range 80 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	if !collect(func() bool { return gcPercentNow() == largeHeapGCPercent }) {
+		t.Fatalf("GC percent %d with %d MB live, want %d", gcPercentNow(), len(live), largeHeapGCPercent)
+	}
+	runtime.KeepAlive(live)
+	resume()
+	if p := gcPercentNow(); p != 150 {
+		t.Fatalf("GC percent %d after the run resumed, want 150", p)
+	}
+
+	t.Setenv("GOGC", "150") // the user's: never lowered
+	resume = pauseGC(treeHeapLimit)
+	live = live[:0]
+	for range 80 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	collect(func() bool { return false })
+	if p := gcPercentNow(); p != 150 {
+		t.Fatalf("GC percent %d under GOGC=150, want 150", p)
+	}
+	runtime.KeepAlive(live)
+	resume()
+}
