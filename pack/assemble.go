@@ -674,18 +674,23 @@ func ID(digest [32]byte) string {
 
 // Finalize fills the token estimate, the pack id and used_chars, and returns
 // the canonical bytes. used_chars counts the characters of those very bytes.
-// A large pack is tens of MB: it is kept in full once (the result); the
-// draft the tokens are counted on is taken as the serialization streams by.
-// With pack_id empty and used_chars 0 the pack serializes to what its
-// content digest hashes: those bytes are written once, hashed and counted as
-// they go, and the two fields are then set in place.
+// The pack is serialized once, its tokens counted as the bytes stream by
+// (a large pack is tens of MB: a second serialization was ~50 ms of
+// prometheus's full tree); then the budget, which holds the count, is
+// serialized again in place. With pack_id empty and used_chars 0 the pack
+// serializes to what its content digest hashes: those bytes are hashed and
+// counted, and the two fields are then set in place.
 func Finalize(p *Pack) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
 	tc, err := newTokenCounter()
 	if err != nil {
 		return nil, err
 	}
-	if err := Encode(tc, p); err != nil {
+	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeHint(p)))
+	s := newStreamer(io.MultiWriter(buf, tc))
+	rv := reflect.ValueOf(p).Elem()
+	spans, err := serializeFields(s, rv, buf)
+	if err != nil {
 		_, _ = tc.finish() // let its workers go
 		return nil, err
 	}
@@ -693,24 +698,50 @@ func Finalize(p *Pack) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	p.Budget.EstimatedTokens = tokens
-	buf := bytes.NewBuffer(make([]byte, 0, tc.size+64))
-	h := sha256.New()
-	var rc runeCounter
-	s := newStreamer(io.MultiWriter(buf, h, &rc))
-	rv := reflect.ValueOf(p).Elem()
+	if data, err = reserializeField(data, rv, budgetField, spans[budgetField]); err != nil {
+		return nil, err
+	}
+	digest := sha256.Sum256(data)
+	p.PackID = ID(digest)
+	// used_chars is part of what it counts: with it at 0 (one digit) and
+	// the pack id in place (ASCII, in place of "") the pack has base
+	// characters, so the count n solves n = base-1+digits(n).
+	base := RuneCount(data) + len(p.PackID)
+	n := base
+	for i := 0; i < 4 && n != base-1+len(strconv.Itoa(n)); i++ {
+		n = base - 1 + len(strconv.Itoa(n))
+	}
+	p.Budget.UsedChars = n
+	// The later field first: the earlier one's offsets stay right (the
+	// budget's span moved with its count; the id's, before it, did not).
+	budgetSpan := [2]int{spans[budgetField][0], spans[budgetField][1] + len(data) - buf.Len()}
+	if data, err = reserializeField(data, rv, budgetField, budgetSpan); err != nil {
+		return nil, err
+	}
+	if data, err = reserializeField(data, rv, packIDField, spans[packIDField]); err != nil {
+		return nil, err
+	}
+	if RuneCount(data) != n {
+		return nil, fmt.Errorf("serialize: used_chars did not settle")
+	}
+	return data, nil
+}
+
+// serializeFields writes the pack's fields as one JSON object followed by a
+// newline, and returns the byte span in buf of the pack id's and the
+// budget's fields (with the separator before each).
+func serializeFields(s *streamer, rv reflect.Value, buf *bytes.Buffer) (map[int][2]int, error) {
+	spans := map[int][2]int{}
 	sep := "{"
-	var idSpan, budgetSpan [2]int
 	for i := range rv.NumField() {
 		start := buf.Len()
 		if err := s.field(rv, i, &sep); err != nil {
 			return nil, fmt.Errorf("serialize: %w", err)
 		}
-		switch i {
-		case packIDField:
-			idSpan = [2]int{start, buf.Len()}
-		case budgetField:
-			budgetSpan = [2]int{start, buf.Len()}
+		if i == packIDField || i == budgetField {
+			spans[i] = [2]int{start, buf.Len()}
 		}
 	}
 	if err := s.close(sep); err != nil {
@@ -719,39 +750,40 @@ func Finalize(p *Pack) ([]byte, error) {
 	if err := s.write("\n"); err != nil {
 		return nil, fmt.Errorf("serialize: %w", err)
 	}
-	if idSpan[0] == idSpan[1] || budgetSpan[0] <= idSpan[1] {
+	id, budget := spans[packIDField], spans[budgetField]
+	if id[0] == id[1] || budget[0] <= id[1] {
 		return nil, fmt.Errorf("serialize: pack_id and budget are not where Finalize sets them")
 	}
-	var digest [32]byte
-	h.Sum(digest[:0])
-	p.PackID = ID(digest)
-	// used_chars is part of what it counts: with it at 0 (one digit) and
-	// the pack id in place (ASCII, in place of "") the pack has base
-	// characters, so the count n solves n = base-1+digits(n).
-	base := rc.n + len(p.PackID)
-	n := base
-	for i := 0; i < 4 && n != base-1+len(strconv.Itoa(n)); i++ {
-		n = base - 1 + len(strconv.Itoa(n))
+	return spans, nil
+}
+
+// reserializeField replaces the bytes of field i at span (its separator
+// and itself) with its serialization now.
+func reserializeField(data []byte, rv reflect.Value, i int, span [2]int) ([]byte, error) {
+	var seg bytes.Buffer
+	fs := newStreamer(&seg)
+	sep := string(data[span[0]])
+	if err := fs.field(rv, i, &sep); err != nil {
+		return nil, fmt.Errorf("serialize: %w", err)
 	}
-	p.Budget.UsedChars = n
-	// The later field first: the earlier one's offsets stay right.
-	data := buf.Bytes()
-	for _, f := range []struct {
-		i    int
-		span [2]int
-	}{{budgetField, budgetSpan}, {packIDField, idSpan}} {
-		var seg bytes.Buffer
-		fs := newStreamer(&seg)
-		fsep := string(data[f.span[0]])
-		if err := fs.field(rv, f.i, &fsep); err != nil {
-			return nil, fmt.Errorf("serialize: %w", err)
-		}
-		data = slices.Replace(data, f.span[0], f.span[1], seg.Bytes()...)
+	return slices.Replace(data, span[0], span[1], seg.Bytes()...), nil
+}
+
+// serializedSizeHint is a little over the size of p's serialization: its
+// contents and diffs with their escapes, a share for each item and listed
+// file, and the rest. Too small, the buffer grows once at the end, holding
+// the pack twice for a moment (10,000 files: +40 MB of peak RSS); too
+// large costs address space, not memory (pages never written are never
+// faulted in).
+func serializedSizeHint(p *Pack) int {
+	n := 256 << 10
+	for _, it := range p.Contents {
+		n += len(it.Content) + len(it.Content)/4 + 1<<10
 	}
-	if RuneCount(data) != n {
-		return nil, fmt.Errorf("serialize: used_chars did not settle")
+	for _, c := range p.Changes {
+		n += len(c.Diff) + len(c.Diff)/4 + 1<<10
 	}
-	return data, nil
+	return n + len(p.FileIndex)*512
 }
 
 // RuneCount is utf8.RuneCount(p), the same count (an invalid byte counts as
