@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
 	"github.com/ctxpack/ctxpack/policy"
@@ -127,5 +128,55 @@ func TestAuditIntegrityAndSchema(t *testing.T) {
 				t.Fatalf("the schema check of the bytes says invalid=%v, the audit's %v", bytesInvalid, got)
 			}
 		})
+	}
+}
+
+// TestAuditVerdictOrderIsFixed: the checks run in two groups side by side;
+// a pack failing checks of both (a content edited after its digest, a
+// secret in it, an original withheld with its blob kept) gets the same
+// verdict every time, each failure once.
+func TestAuditVerdictOrderIsFixed(t *testing.T) {
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := secrettest.Make(7)
+	p := cleanPack()
+	p.Contents[0].OriginalWithheld = pack.WithheldSecret
+	data, err := pack.Finalize(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A secret where the content was: its sha256 no longer matches.
+	data = bytes.Replace(data, []byte(`return \"<a & b>\"`), []byte(`return \"`+f.GitHub+`\"`), 1)
+	var first []byte
+	for i := range 20 {
+		v, err := Pack(context.Background(), data, Input{Policy: policy.Default(), Scanner: s, Sensitive: SensitiveFile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = got
+			codes := map[string]int{}
+			for _, c := range v.Failed {
+				codes[c.Code]++
+			}
+			for _, want := range []string{CodeContentMismatch, CodeOriginalPublished, CodeSchemaInvalid} {
+				if codes[want] == 0 {
+					t.Errorf("no %s failure in %s", want, got)
+				}
+			}
+			if len(codes) < 4 {
+				t.Errorf("failures %v: want the secret's too", codes)
+			}
+			continue
+		}
+		if !bytes.Equal(got, first) {
+			t.Fatalf("run %d's verdict differs:\n%s\n%s", i, got, first)
+		}
 	}
 }
