@@ -686,3 +686,37 @@ func FuzzRuleAnalysis(f *testing.F) {
 		t.Fatalf("anchored precheck %v matches at no anchor %q inside the match %q of %q", at, a.anchors, match, pattern)
 	})
 }
+
+// TestFastDetectMatchesStockOnLargeText: a text of parallelRulesText bytes
+// or more has its rules shared among the cores (ruleWindows.detect); its
+// findings are still gitleaks', and the same from run to run in order
+// too.
+func TestFastDetectMatchesStockOnLargeText(t *testing.T) {
+	f, stock := defaultFast(t)
+	fake := secrettest.Make(5)
+	var b strings.Builder
+	for i := 0; b.Len() < 3*parallelRulesText; i++ {
+		fmt.Fprintf(&b, "line %d\napi_key = \"%s\"\ntoken: %s\nstripe %s\n", i, fake.APIKey, fake.GitHub, fake.Stripe)
+		b.WriteString("func main() {\n\tfmt.Println(\"hello\")\n}\n")
+		if i%7 == 0 {
+			b.WriteString(fake.RSAKey + "\n")
+		}
+		if i%5 == 0 {
+			b.WriteString("curl -u admin:" + fake.DBPassword + " https://example.org\naws " + fake.AWSKeyID + "\n")
+		}
+	}
+	frag := fragment{Raw: b.String(), FilePath: "big.txt", StartLine: 1}
+	sameFindings(t, f, stock, frag)
+	first := f.detect(context.Background(), frag, newLineIndex(frag.Raw))
+	if len(first) == 0 {
+		t.Fatal("no findings in a text full of secrets")
+	}
+	for range 5 {
+		again := f.detect(context.Background(), frag, newLineIndex(frag.Raw))
+		if !slices.EqualFunc(first, again, func(a, b report.Finding) bool {
+			return findingsKey([]report.Finding{a})[0] == findingsKey([]report.Finding{b})[0]
+		}) {
+			t.Fatal("the findings' order changed from one run to the next")
+		}
+	}
+}
