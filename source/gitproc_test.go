@@ -468,6 +468,16 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 		}
 		return base, head
 	}
+	// movedOn commits n times on a branch from start, and returns the last.
+	movedOn := func(g *gittest.Repo, start string, n int) string {
+		g.Git("checkout", "-q", "-b", "other", start)
+		var last string
+		for i := range n {
+			g.Write("o", fmt.Sprintf("%d\n", i))
+			last = g.Commit(fmt.Sprintf("other %d", i))
+		}
+		return last
+	}
 	none := map[string]int{}
 	walked := map[string]int{"cat-file --batch": 1}                     // commits read, git not asked
 	git := map[string]int{"merge-base --all": 1, "rev-list --stdin": 1} // nothing read: git's parents differ
@@ -507,14 +517,8 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 			return g.Commit("other"), head
 		}, runs: walked},
 		{name: "both moved on", build: func(g *gittest.Repo) (string, string) {
-			start, _ := linear(g, 2)
-			head := g.Git("rev-parse", "HEAD")
-			g.Git("checkout", "-q", "-b", "other", start)
-			for i := range 3 {
-				g.Write("o", fmt.Sprintf("%d\n", i))
-				g.Commit(fmt.Sprintf("other %d", i))
-			}
-			return g.Git("rev-parse", "HEAD"), head
+			start, head := linear(g, 2)
+			return movedOn(g, start, 3), head
 		}, runs: walked},
 		{name: "base moved on by a merge", build: func(g *gittest.Repo) (string, string) {
 			start, _ := linear(g, 1)
@@ -529,14 +533,8 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 			return g.Git("rev-parse", "HEAD"), head
 		}, runs: walked},
 		{name: "base moved on farther than the walk", build: func(g *gittest.Repo) (string, string) {
-			start, _ := linear(g, 1)
-			head := g.Git("rev-parse", "HEAD")
-			g.Git("checkout", "-q", "-b", "other", start)
-			for i := range maxRangeWalk {
-				g.Write("o", fmt.Sprintf("%d\n", i))
-				g.Commit(fmt.Sprintf("other %d", i))
-			}
-			return g.Git("rev-parse", "HEAD"), head
+			start, head := linear(g, 1)
+			return movedOn(g, start, maxRangeWalk), head
 		}, runs: walkedThenGit},
 		{name: "unrelated", build: func(g *gittest.Repo) (string, string) {
 			_, head := linear(g, 1)
