@@ -149,6 +149,7 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
 	}
 	pipeline.Preload() // beside the plan's walks, which come first
+	defer pipeline.PauseGC()()
 	rep := &Report{Remote: opts.Remote, URL: opts.URL, Root: repo.Root}
 
 	// Old values of updated refs that this repository has: the remote has them.

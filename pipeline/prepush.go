@@ -153,5 +153,12 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	return out, nil
 }
 
+// PauseGC keeps the collector off while a push is planned and run, as a
+// run keeps it off for itself (pauseGC, up to changeHeapLimit of heap): the
+// pre-push hook reads the push's commits before its runs begin, and the
+// first reads of a repository allocate (go-git's pack index and its
+// offset map) beside the rules and patterns prepared on the other core.
+func PauseGC() (resume func()) { return pauseGC(changeHeapLimit) }
+
 // ShortSHA is the 12-character abbreviation used in hook messages and file names.
 func ShortSHA(sha string) string { return short(strings.ToLower(sha)) }
