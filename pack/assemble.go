@@ -805,16 +805,3 @@ func SumString(s string) [32]byte {
 func CountTokensOf(p []byte) (int, error) {
 	return CountTokens(unsafe.String(unsafe.SliceData(p), len(p)))
 }
-
-// runeCounter counts the UTF-8 characters written to it (the encoder writes
-// valid UTF-8): every byte that does not continue a sequence starts one.
-type runeCounter struct{ n int }
-
-func (c *runeCounter) Write(b []byte) (int, error) {
-	for _, x := range b {
-		if x&0xC0 != 0x80 {
-			c.n++
-		}
-	}
-	return len(b), nil
-}
