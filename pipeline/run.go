@@ -60,6 +60,11 @@ type NotRun struct {
 // per-commit patches from GitHub's API), with notRun reported. trigger,
 // when set, is the snapshot's trigger.
 func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigger string, snapshot func(*policy.Policy) (*pack.Snapshot, error), notRun NotRun) (*Run, error) {
+	// As Execute: the rules, patterns and schema prepared on another core
+	// while the snapshot is made, the collector paused (to a tree's bound:
+	// the snapshot may hold the whole head tree).
+	Preload()
+	defer pauseGC(treeHeapLimit)()
 	snap, err := snapshot(cfg.Policy)
 	if err != nil {
 		return nil, err
