@@ -69,7 +69,7 @@ func newFastDetect(src *ruleSource, version string) *fastDetect {
 	if version != fastGitleaksVersion {
 		return nil
 	}
-	rules := newRuleWindows(src)
+	rules := src.ruleWindows()
 	if rules == nil {
 		return nil
 	}

@@ -29,6 +29,17 @@ type ruleSource struct {
 	full func() config.Config
 	// digest is rulesDigest of full, with DecodeDepth.
 	digest string
+	// windows are the rules on windows (newRuleWindows), built once: the
+	// default source is one for the process, and its windows are built
+	// beside the first reads of a run (Preload) instead of by its scanner.
+	windowsOnce sync.Once
+	windows     *ruleWindows
+}
+
+// ruleWindows is newRuleWindows(s), built once.
+func (s *ruleSource) ruleWindows() *ruleWindows {
+	s.windowsOnce.Do(func() { s.windows = newRuleWindows(s) })
+	return s.windows
 }
 
 // ruleMeta is what the windows need of a rule before it is translated.
@@ -105,11 +116,13 @@ func loadRules(name string, data []byte, readRelative func(string) ([]byte, erro
 
 // Preload does, once per process, what a scanner with gitleaks' default
 // rules starts from (decoding the config, its path conditions, each rule's
-// metadata) and compiles the package's own patterns, so that a caller can
+// metadata, the rules' windows) and compiles the package's own patterns, so that a caller can
 // have it done beside other work before it knows the configuration; the
 // first scanner does what is not done.
 func Preload() {
-	_, _ = lazyDefaultRules()
+	if src, err := lazyDefaultRules(); err == nil && src != nil && gitleaksVersion() == fastGitleaksVersion {
+		src.ruleWindows()
+	}
 	regexps.CompileAll()
 }
 
