@@ -34,18 +34,16 @@ func (r *Repo) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error
 // revList is the backend's revList of head without exclude, asked once.
 func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) ([]ObjectID, error) {
 	q := question("rev-list", append([]ObjectID{head}, exclude...)...)
-	walk := func(load loadFunc) ([]ObjectID, error) {
-		if exclude[0] == head {
-			return nil, nil // nothing to read
-		}
-		return revListWalk(ctx, load, head, exclude)
-	}
-	if len(exclude) != 1 {
-		walk = nil
-	}
 	var base ObjectID
-	if len(exclude) > 0 {
+	var walk func(loadFunc) ([]ObjectID, error) // a range's only: one base
+	if len(exclude) == 1 {
 		base = exclude[0]
+		walk = func(load loadFunc) ([]ObjectID, error) {
+			if base == head {
+				return nil, nil // nothing to read
+			}
+			return revListWalk(ctx, load, head, exclude)
+		}
 	}
 	return r.answer(q, head, base, walk, func() ([]ObjectID, error) { return r.b.revList(ctx, head, exclude) })
 }
@@ -89,17 +87,8 @@ var errLongWalk = errors.New("range walk over its bound")
 // grafts) it leaves the question to git, and so it does on any error: git
 // gives the error. A range walked too far once is not walked again.
 func (r *Repo) walkRange(head, base ObjectID, walk func(loadFunc) ([]ObjectID, error)) ([]ObjectID, bool) {
-	_, ok := r.cli()
-	if !ok || walk == nil || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
+	if walk == nil || !r.walkable() {
 		return nil, false
-	}
-	for _, f := range []string{
-		filepath.Join(r.commonDir, "shallow"), filepath.Join(r.gitDir, "shallow"),
-		filepath.Join(r.commonDir, "info", "grafts"), filepath.Join(r.gitDir, "info", "grafts"),
-	} {
-		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
-			return nil, false
-		}
 	}
 	tooLong := question("walk too long", head, base)
 	if _, known := r.history.get(tooLong); known {
@@ -120,6 +109,40 @@ func (r *Repo) walkRange(head, base ObjectID, walk func(loadFunc) ([]ObjectID, e
 		return nil, false
 	}
 	return ids, true
+}
+
+// walkable reports whether walkRange may walk this repository: the git CLI
+// reads it, and git reads the parents the commit objects name (no shallow
+// file, no grafts). Asked once while the repository is open (a fetch,
+// which can make a clone shallow, resets the history memo).
+func (r *Repo) walkable() bool {
+	for key, answer := range map[string]bool{"walkable": true, "not walkable": false} {
+		if _, known := r.history.get(key); known {
+			return answer
+		}
+	}
+	ok := r.walkableNow()
+	key := "not walkable"
+	if ok {
+		key = "walkable"
+	}
+	r.history.put(key, nil, 0, 0)
+	return ok
+}
+
+func (r *Repo) walkableNow() bool {
+	if _, ok := r.cli(); !ok || os.Getenv("GIT_GRAFT_FILE") != "" || os.Getenv("GIT_SHALLOW_FILE") != "" {
+		return false
+	}
+	for _, f := range []string{
+		filepath.Join(r.commonDir, "shallow"), filepath.Join(r.gitDir, "shallow"),
+		filepath.Join(r.commonDir, "info", "grafts"), filepath.Join(r.gitDir, "info", "grafts"),
+	} {
+		if _, err := os.Lstat(f); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return true
 }
 
 // Bounds of the objects memo keeps: a full tree's walk reads each tree once
