@@ -17,7 +17,7 @@ import (
 // reads thousands).
 func readNoFollow(path string) ([]byte, error) {
 	fd, err := retryEINTR(func() (int, error) {
-		return syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+		return syscall.Open(path, syscall.O_RDONLY|nonBlock|noFollow|syscall.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
