@@ -367,7 +367,7 @@ func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]by
 // the deltas it is built from (gin's 1-file range reads 42 files). Any
 // difference — another version, a clean or line-ending filter, a symlink
 // (the file itself, or a directory on its path leading out of the work
-// tree, fsutil.ReadInRoot), no file — leaves the read to the object store;
+// tree, fsutil.Root), no file — leaves the read to the object store;
 // only content equal to the blob is ever taken, so what is read is never
 // other than what the object store holds. A file of 32 KiB or more is read only when its size
 // is the blob's, and a path whose file once differed is not read again
@@ -395,7 +395,11 @@ func (r *Repo) worktreeBlob(ctx context.Context, p string, id ObjectID) ([]byte,
 	}
 	// Read inside the work tree only: a directory on the path may be a
 	// symlink the repository made, leading anywhere.
-	data, err := fsutil.ReadInRoot(r.Root, p, fi.Size())
+	r.worktreeOnce.Do(func() { r.worktree, _ = fsutil.OpenRoot(r.Root) })
+	if r.worktree == nil {
+		return miss()
+	}
+	data, err := r.worktree.ReadFile(p, fi.Size())
 	if err != nil || r.b.hashBlob(data) != id {
 		return miss()
 	}

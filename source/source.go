@@ -25,6 +25,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5"
 )
@@ -60,6 +61,10 @@ type Repo struct {
 	// worktreeMisses holds the paths whose work-tree file once held
 	// another content than the blob asked (see worktreeBlob).
 	worktreeMisses sync.Map
+	// worktree reads the work tree's files for worktreeBlob, through one
+	// handle opened at its first read (nil when it could not be).
+	worktreeOnce sync.Once
+	worktree     *fsutil.Root
 }
 
 // ErrNoCommits is returned when a commit is asked of a repository that has none.
@@ -374,6 +379,9 @@ func (r *Repo) Close() error {
 	err := r.b.close()
 	if r.wt != nil {
 		err = errors.Join(err, r.wt.close())
+	}
+	if r.worktree != nil {
+		err = errors.Join(err, r.worktree.Close())
 	}
 	return err
 }

@@ -3,11 +3,13 @@ package fsutil
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -140,7 +142,18 @@ func TestFreshDirReplacesASymlink(t *testing.T) {
 	}
 }
 
+// Both ways a root reads: openat2 where the kernel has it, and os.Root.
 func TestReadInRootRefusesWhatLeavesOrIsNotAFile(t *testing.T) {
+	for _, osRoot := range []bool{false, true} {
+		t.Run(fmt.Sprintf("os.Root=%v", osRoot), func(t *testing.T) {
+			defer func(was bool) { forceOSRoot = was }(forceOSRoot)
+			forceOSRoot = osRoot
+			testReadInRoot(t)
+		})
+	}
+}
+
+func testReadInRoot(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "ok.yml"), []byte("version: 1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "big.yml"), make([]byte, 2048), 0o644)
@@ -149,14 +162,26 @@ func TestReadInRootRefusesWhatLeavesOrIsNotAFile(t *testing.T) {
 	os.Symlink("ok.yml", filepath.Join(dir, "in.yml"))
 	syscall.Mkfifo(filepath.Join(dir, "fifo.yml"), 0o644)
 	os.Mkdir(filepath.Join(dir, "dir.yml"), 0o755)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "ok.yml"), []byte("version: 1\n"), 0o644)
+	os.Symlink("sub", filepath.Join(dir, "insub"))
+	os.Symlink("/etc", filepath.Join(dir, "etc"))
+	os.Symlink("..", filepath.Join(dir, "sub", "up"))
 	for name, want := range map[string]string{
-		"ok.yml":   "",
-		"in.yml":   "",
-		"big.yml":  "over the 1024-byte limit",
-		"zero.yml": "escapes",
-		"out.yml":  "escapes",
-		"fifo.yml": "named pipe",
-		"dir.yml":  "directory",
+		"ok.yml":        "",
+		"in.yml":        "",
+		"sub/ok.yml":    "",
+		"insub/ok.yml":  "",
+		"sub/up/ok.yml": "",
+		"sub/up/sub/up/../" + filepath.Base(dir) + "/ok.yml": "escapes",
+		"../" + filepath.Base(dir) + "/ok.yml":               "escapes",
+		"etc/hostname":                                       "escapes",
+		"big.yml":                                            "over the 1024-byte limit",
+		"zero.yml":                                           "escapes",
+		"out.yml":                                            "escapes",
+		"fifo.yml":                                           "named pipe",
+		"dir.yml":                                            "directory",
+		"ok.yml/x":                                           "not a directory",
 	} {
 		data, err := ReadInRoot(dir, name, 1024)
 		switch {
@@ -168,6 +193,31 @@ func TestReadInRootRefusesWhatLeavesOrIsNotAFile(t *testing.T) {
 	}
 	if _, err := ReadInRoot(dir, "absent.yml", 1024); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent: %v", err)
+	}
+	if _, err := ReadInRoot(filepath.Join(dir, "absent"), "ok.yml", 1024); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("absent root: %v", err)
+	}
+	// One root, many reads, from several goroutines.
+	root, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				if data, err := root.ReadFile("sub/ok.yml", 1024); err != nil || string(data) != "version: 1\n" {
+					t.Errorf("sub/ok.yml: %q %v", data, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := root.Close(); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := ReadFile("/dev/zero", 1024); err == nil || !strings.Contains(err.Error(), "character device") {
 		t.Errorf("/dev/zero: %v", err)

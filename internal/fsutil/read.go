@@ -2,12 +2,9 @@ package fsutil
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // Size limits of configuration files: far above any real one, low enough
@@ -28,28 +25,6 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	return readBounded(f, path, max)
-}
-
-// ReadInRoot reads name, relative to dir, where the repository controls
-// what is on disk: no symlink may lead out of dir (os.Root), and the file
-// must be regular (not a device, FIFO or socket; FIFOs are opened without
-// blocking) and at most max bytes. A missing file is an error wrapping
-// fs.ErrNotExist.
-func ReadInRoot(dir, name string, max int64) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|nonBlock, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: %w (ctxpack reads it only inside the repository, through no symlink that leaves it)", filepath.Join(dir, name), err)
-	}
-	defer f.Close()
-	return readBounded(f, filepath.Join(dir, name), max)
 }
 
 func readBounded(f *os.File, name string, max int64) ([]byte, error) {
