@@ -53,3 +53,28 @@ func FuzzParseGrep(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLsTree: git ls-tree's -r -z output names files the repository
+// chose; any bytes parse without a panic, into records that each have a
+// path, a valid object id and a mode, or into an error.
+func FuzzParseLsTree(f *testing.F) {
+	id := "0123456789abcdef0123456789abcdef01234567"
+	f.Add([]byte("100644 blob " + id + "\ta.go\x00120000 blob " + id + "\tdir/l\x00160000 commit " + id + "\tsub\x00"))
+	f.Add([]byte("100644 blob " + id + "\tcaf\xe9\tx\n.go\x00"))
+	f.Add([]byte("100644 blob " + id + "\t\x00"))
+	f.Add([]byte("100644 blob short\tp\x00no nul"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		files, err := parseLsTree(out)
+		if err != nil {
+			return
+		}
+		for _, fl := range files {
+			if fl.path == "" {
+				t.Fatalf("a record without a path: %+v", fl)
+			}
+			if _, err := ParseID(string(fl.id)); err != nil {
+				t.Fatalf("record %+v: %v", fl, err)
+			}
+		}
+	})
+}

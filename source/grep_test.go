@@ -14,11 +14,14 @@ import (
 	"github.com/ctxpack/ctxpack/pack"
 )
 
-// TestGrepWords: the head tree's Grep (git's one Perl pattern for whole
-// words) finds, for each word, the files git grep -F -w finds it in, and
-// the files the in-process search finds it in: words that are prefixes of
+// TestGrepWords: the head tree's search finds, for each word, the files
+// git grep -F -w finds it in, both ways it searches — git grep's one Perl
+// pattern (a bare repository), and in process, each file read from the
+// work tree where it holds the head's blob: words that are prefixes of
 // others, underscores and digits next to a word, non-ASCII letters next
-// to one, case, a word in a binary file or under another extension.
+// to one, case, a word in a binary file or under another extension, a
+// symlink, and files the work tree changed, removed or replaced with a
+// symlink (the head's blob is searched, never the work tree's file).
 func TestGrepWords(t *testing.T) {
 	g := gittest.New(t)
 	files := map[string]string{
@@ -31,11 +34,27 @@ func TestGrepWords(t *testing.T) {
 		"g.txt":    "send join\n",
 		"h.js":     "send\x00join\n",
 		"sub/i.js": "// join the sendFile callers\n",
+		"j.js":     "a1()\n",
 	}
 	for p, s := range files {
 		g.Write(p, s)
 	}
+	if err := os.Symlink("b.js", filepath.Join(g.Dir, "link.js")); err != nil {
+		t.Fatal(err)
+	}
 	g.Commit("words")
+	// The work tree moves on: the search is of the commit's tree.
+	g.Write("b.js", "nothing here\n")
+	g.Write("d.js", "send(); join()\n")
+	if err := os.Remove(filepath.Join(g.Dir, "sub", "i.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(g.Dir, "j.js")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d.js", filepath.Join(g.Dir, "j.js")); err != nil {
+		t.Fatal(err)
+	}
 	words := []string{"send", "sendFile", "join", "x_y", "a1", "Send", "missing"}
 	opts := pack.GrepOptions{Exts: []string{".js"}}
 
@@ -49,26 +68,49 @@ func TestGrepWords(t *testing.T) {
 	if _, ok := wordPattern(words, opts); !ok {
 		t.Fatal("these words should take the Perl pattern")
 	}
-	got, err := tree.Grep(ctx, words, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fixed, err := r.fetchGit(ctx, nil, "grep", "-z", "-o", "-I", "-F", "-w", "-e", "send", "-e", "sendFile", "-e", "join",
 		"-e", "x_y", "-e", "a1", "-e", "Send", "-e", "missing", string(head), "--", "*.js")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := parseGrep(fixed, string(head)+":", false, map[string][]string{})
-	if !maps.EqualFunc(got, want, slices.Equal) {
-		t.Errorf("Grep = %v\ngit grep -F -w = %v", got, want)
+	// sendFile( and resend are not send; join_ is not join; é and $ are
+	// not word characters to git; Send is not send; h.js is binary; a
+	// symlink is not searched.
+	if s, j, a := []string{"b.js", "c.js", "f.js"}, []string{"c.js", "sub/i.js"}, []string{"e.js", "j.js"}; !slices.Equal(want["send"], s) || !slices.Equal(want["join"], j) || !slices.Equal(want["a1"], a) {
+		t.Fatalf("git grep: send in %v, join in %v, a1 in %v; want %v, %v, %v", want["send"], want["join"], want["a1"], s, j, a)
 	}
-	inProcess, err := tree.grepObjects(ctx, words, opts, map[string][]string{})
+
+	viaGit, ok, err := tree.gitGrep(ctx, words, opts)
+	if err != nil || !ok {
+		t.Fatalf("gitGrep: %v %v", ok, err)
+	}
+	if !maps.EqualFunc(viaGit, want, slices.Equal) {
+		t.Errorf("gitGrep = %v\ngit grep -F -w = %v", viaGit, want)
+	}
+	got, err := tree.Grep(ctx, words, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !maps.EqualFunc(got, inProcess, slices.Equal) {
-		t.Errorf("Grep = %v\nin process = %v", got, inProcess)
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("Grep (in process, through the work tree) = %v\ngit grep -F -w = %v", got, want)
 	}
+	for _, backend := range []string{BackendGoGit} {
+		r2, err := OpenWith(g.Dir, OpenOptions{Backend: backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree2, _ := headTreeOf(t, r2)
+		got2, err := tree2.Grep(ctx, words, opts)
+		r2.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.EqualFunc(got2, want, slices.Equal) {
+			t.Errorf("Grep through %s = %v\ngit grep -F -w = %v", backend, got2, want)
+		}
+	}
+
 	// A git built without PCRE refuses -P: the fixed strings answer alike.
 	real, err := exec.LookPath("git")
 	if err != nil {
@@ -80,21 +122,48 @@ func TestGrepWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	withoutPCRE, err := tree.Grep(ctx, words, opts)
-	if err != nil {
-		t.Fatal(err)
+	withoutPCRE, ok, err := tree.gitGrep(ctx, words, opts)
+	if err != nil || !ok {
+		t.Fatalf("gitGrep without PCRE: %v %v", ok, err)
 	}
-	if !maps.EqualFunc(got, withoutPCRE, slices.Equal) {
-		t.Errorf("Grep = %v\nwithout PCRE = %v", got, withoutPCRE)
+	if !maps.EqualFunc(withoutPCRE, want, slices.Equal) {
+		t.Errorf("gitGrep without PCRE = %v\ngit grep -F -w = %v", withoutPCRE, want)
 	}
 	if _, err := r.fetchGit(ctx, nil, "grep", "-P", "-e", "x", string(head)); err == nil {
 		t.Error("the git on PATH runs -P")
 	}
+}
 
-	// sendFile( and resend are not send; join_ is not join; é and $ are
-	// not word characters to git; Send is not send; h.js is binary.
-	if s, j := []string{"b.js", "c.js", "f.js"}, []string{"c.js", "sub/i.js"}; !slices.Equal(got["send"], s) || !slices.Equal(got["join"], j) {
-		t.Errorf("send in %v, join in %v; want %v, %v", got["send"], got["join"], s, j)
+// A bare repository has no work tree to read: git grep searches it, and
+// finds what the in-process search finds.
+func TestGrepBare(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.go", "func Send() {}\n")
+	g.Write("b.go", "x.Send()\n")
+	g.Write("c.py", "Send()\n")
+	g.Commit("one")
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if out, err := exec.Command("git", "clone", "-q", "--bare", g.Dir, bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	r, err := OpenWith(bare, OpenOptions{Backend: BackendCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tree, _ := headTreeOf(t, r)
+	ctx := context.Background()
+	opts := pack.GrepOptions{Exts: []string{".go"}}
+	got, err := tree.Grep(ctx, []string{"Send"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inProcess, err := tree.grepFiles(ctx, []string{"Send"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a.go", "b.go"}; !slices.Equal(got["Send"], want) || !maps.EqualFunc(got, inProcess, slices.Equal) {
+		t.Errorf("Grep = %v, in process %v; want Send in %v", got, inProcess, want)
 	}
 }
 
