@@ -185,13 +185,15 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*
 	if snap.Changes, _, _, err = r.treeChanges(ctx, baseTree, head.Tree, head.ID, 0); err != nil {
 		return nil, err
 	}
+	tree := r.headTree(head)
+	tree.prefetch(ctx, snap.Changes, scope)
 	if snap.Files, err = r.scopedFiles(ctx, head, snap.Changes, scope); err != nil {
 		return nil, err
 	}
 	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
 		return nil, err
 	}
-	snap.Tree = r.headTree(head)
+	snap.Tree = tree
 	snap.Intent.Commits = commitMessages(commits)
 	return snap, nil
 }

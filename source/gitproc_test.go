@@ -278,8 +278,9 @@ func TestResolveUnbornHead(t *testing.T) {
 
 // TestGitProcessesOfARange counts the git processes a range pack and a
 // pre-push check spawn on a linear branch: the two cat-file processes and
-// nothing else (revisions resolve through cat-file, the merge base and
-// the commit list come from the commits it reads, each question once).
+// the listing of the head tree (ls-tree, for the change pack's search), and
+// nothing else (revisions resolve through cat-file, the merge base and the
+// commit list come from the commits it reads, each question once).
 func TestGitProcessesOfARange(t *testing.T) {
 	g := gittest.New(t)
 	base, head := buildHistory(g)
@@ -314,11 +315,16 @@ func TestGitProcessesOfARange(t *testing.T) {
 			if err != nil || snap.Source.Base != base || snap.Source.Head != head || len(snap.Commits) != 2 {
 				t.Fatalf("%s %s: range %+v, %v", name, tc.name, snap, err)
 			}
+			// The change has Go files: the head tree is listed for its
+			// search, on another core (waited for here).
+			if _, err := snap.Tree.Paths(ctx); err != nil {
+				t.Fatal(err)
+			}
 			// A linear branch: no merge-base, no rev-list (see
 			// TestLinearRangeAnswersAsGit).
-			want := map[string]int{"cat-file --batch-check": 1, "cat-file --batch": 1}
+			want := map[string]int{"cat-file --batch-check": 1, "cat-file --batch": 1, "ls-tree -r": 1}
 			if tc.name != "ids" {
-				want = map[string]int{} // the first case's cat-file runs on
+				want = map[string]int{"ls-tree -r": 1} // the first case's cat-file runs on
 			}
 			if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s %s: the range ran %v, want %v", name, tc.name, got, want)
@@ -339,8 +345,11 @@ func TestGitProcessesOfARange(t *testing.T) {
 		if err != nil || p.Base != base || len(p.Commits) != 2 || p.Snapshot == nil {
 			t.Fatalf("%s: pushed %+v, %v", name, p, err)
 		}
-		if got := runs.take(); len(got) != 0 {
-			t.Errorf("%s: the push ran %v, want nothing", name, got)
+		if _, err := p.Snapshot.Tree.Paths(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(map[string]int{"ls-tree -r": 1}) {
+			t.Errorf("%s: the push ran %v, want only the listing of its tree", name, got)
 		}
 		// Known commits that are not one base: one rev-list.
 		known = append(known, parent)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
+	"github.com/ctxpack/ctxpack/policy"
 )
 
 // TestGrepWords: the head tree's search finds, for each word, the files
@@ -187,6 +188,27 @@ func TestWordPattern(t *testing.T) {
 		got, ok := wordPattern(c.words, c.opts)
 		if ok != (c.want != "") || got != c.want {
 			t.Errorf("wordPattern(%q, %+v) = %q, %v; want %q", c.words, c.opts, got, ok, c.want)
+		}
+	}
+}
+
+// A change scope whose change has a file with an extension lists the tree
+// ahead of its search; a tree scope, or a change of deleted files and
+// files without extensions only, never searches it.
+func TestSearchesTree(t *testing.T) {
+	for _, c := range []struct {
+		changes []pack.Change
+		scope   string
+		want    bool
+	}{
+		{[]pack.Change{{Path: "a.go", Status: "modified"}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "Makefile", Status: "added"}, {Path: "x/b.py", Status: "renamed"}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "a.go", Status: "modified"}}, policy.ScopeTree, false},
+		{[]pack.Change{{Path: "a.go", Status: "deleted"}, {Path: "LICENSE", Status: "modified"}}, policy.ScopeChange, false},
+		{nil, policy.ScopeChange, false},
+	} {
+		if got := searchesTree(c.changes, c.scope); got != c.want {
+			t.Errorf("searchesTree(%v, %s) = %v, want %v", c.changes, c.scope, got, c.want)
 		}
 	}
 }

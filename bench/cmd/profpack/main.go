@@ -4,6 +4,7 @@
 //
 //	go run ./bench/cmd/profpack -cpuprofile cpu.out [-commit HEAD] [-unlimited] [-n N] DIR
 //	go tool pprof -top cpu.out
+//	go run ./bench/cmd/profpack -trace trace.out … DIR; go tool trace -pprof=sync trace.out > sync.pprof
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"time"
 
@@ -25,6 +27,7 @@ func main() {
 	cpu := flag.String("cpuprofile", "", "write a CPU profile to FILE")
 	mem := flag.String("memprofile", "", "write a heap (alloc) profile to FILE")
 	peak := flag.String("peakprofile", "", "write the heap profile taken when the live heap was largest to FILE")
+	traceOut := flag.String("trace", "", "write an execution trace to FILE (go tool trace -pprof=sync|syscall|sched FILE: where a run waits)")
 	commit := flag.String("commit", "", "pack this commit (default: the working tree)")
 	base := flag.String("base", "", "pack the range base..head (with -head)")
 	head := flag.String("head", "", "head of the range (default HEAD)")
@@ -53,6 +56,16 @@ func main() {
 	}
 	if *peak != "" {
 		go peakProfile(*peak)
+	}
+	if *traceOut != "" {
+		f, err := os.Create(*traceOut)
+		if err != nil {
+			fail(err)
+		}
+		if err := trace.Start(f); err != nil {
+			fail(err)
+		}
+		defer trace.Stop()
 	}
 	start := time.Now()
 	var run *pipeline.Run
@@ -102,6 +115,7 @@ func gitStateDir(dir string) string {
 
 func fail(err error) {
 	pprof.StopCPUProfile()
+	trace.Stop()
 	fmt.Fprintln(os.Stderr, "profpack:", err)
 	os.Exit(1)
 }
