@@ -173,6 +173,9 @@ type builder struct {
 	// rawFacts are the facts of files read and not yet scanned, extracted
 	// only to tell whether they define a name (relationFinder.mayDefine).
 	rawFacts map[string]*lang.Facts
+	// ahead holds the files the relations' callee lookup reads, read on
+	// the other cores while it runs (see factsAhead).
+	ahead *factsAhead
 	// ignore are the .ctxpackignore texts read (nil: looked up, absent).
 	ignore map[string][]byte
 	// added are the files taken from the head tree beyond the snapshot's.

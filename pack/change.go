@@ -673,9 +673,12 @@ func (b *builder) readEntry(ctx context.Context, p string) (*entry, error) {
 	} else if len(bad) > 0 {
 		return nil, nil
 	}
-	f, ok, err := b.snap.Tree.File(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("read %s from the head tree: %w", p, err)
+	f, ok := b.ahead.file(p)
+	if !ok {
+		var err error
+		if f, ok, err = b.snap.Tree.File(ctx, p); err != nil {
+			return nil, fmt.Errorf("read %s from the head tree: %w", p, err)
+		}
 	}
 	if !ok {
 		return nil, nil

@@ -1,9 +1,11 @@
 package pack_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -366,5 +368,42 @@ func TestCalleeLookupScansTheDefinition(t *testing.T) {
 	}
 	if scanned >= mentions/2 {
 		t.Errorf("%d of the %d files that only mention lookupRow were scanned: want only those the budget reaches", scanned, mentions)
+	}
+}
+
+// TestCalleeLookupReadsAheadAlike: the callee lookup's files, read and
+// extracted ahead on the other cores, give the very pack and record the
+// lookup gives reading them one after the other: the same files read,
+// scanned and listed, the same items, byte for byte — with a work tree
+// that moved on from the commit (files read ahead from the object store),
+// and with the read-ahead off.
+func TestCalleeLookupReadsAheadAlike(t *testing.T) {
+	g := changeRepo(t)
+	for i := range 12 {
+		g.Write(fmt.Sprintf("notes/n%02d.go", i), "package notes\n\n// See lookupRow in the store.\nfunc note() { _ = lookupRow }\n"+machineBody())
+	}
+	g.Write("rows/rows.go", "package rows\n\n// lookupRow finds a row.\nfunc lookupRow(k string) string {\n\treturn k\n}\n")
+	g.Write("rows/other.go", "package rows\n\nfunc spill(k string) string { return lookupRow(k) + shelve(k) }\n")
+	g.Commit("notes")
+	g.Write("store/store.go", storeGo("\t_ = lookupRow(k) + shelve(k)\n\ts.rows[k] = v\n\treturn nil\n"))
+	g.Commit("store: look the row up")
+	g.Write("notes/n03.go", "package notes\n\nfunc lookupRow() {}\n")
+
+	build := func(ahead bool) (*pack.Result, *recordingScanner) {
+		defer pack.SetReadAhead(ahead)()
+		return buildLastCommit(t, g.Dir, policy.ActionRedact)
+	}
+	off, offScans := build(false)
+	for range 3 {
+		on, onScans := build(true)
+		if !bytes.Equal(on.JSON, off.JSON) {
+			t.Fatalf("the pack differs with the read-ahead:\n%q\nwithout:\n%q", sentItems(on.Pack), sentItems(off.Pack))
+		}
+		if !maps.Equal(onScans.scanned, offScans.scanned) {
+			t.Fatalf("files scanned with the read-ahead %v, without %v", onScans.scanned, offScans.scanned)
+		}
+	}
+	if def, ok := item(off.Pack, "rows/rows.go"); !ok || !slices.Contains(def.Relationship, pack.RelCalls) {
+		t.Errorf("rows/rows.go: sent %v as %v; want it sent as what the change calls", ok, def.Relationship)
 	}
 }

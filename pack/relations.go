@@ -3,8 +3,10 @@ package pack
 import (
 	"context"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctxpack/ctxpack/lang"
 )
@@ -128,6 +130,12 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 		}
 	}
 	r := &relationFinder{b: b, changedDirs: changedDirs, changedFile: changedFile, read: map[string]*entry{}}
+	r.ahead = b.extractAhead(ctx, r.calleeCandidates(called, hits))
+	b.ahead = r.ahead
+	defer func() {
+		b.ahead = nil
+		r.ahead.stop()
+	}()
 	var units []*unit
 
 	// Callees: where the names the added lines call are defined — the
@@ -408,6 +416,148 @@ type relationFinder struct {
 	changedFile map[string]bool
 	read        map[string]*entry
 	res         *lang.Resolver
+	ahead       *factsAhead
+}
+
+// calleeCandidates are the files the callee lookup may ask mayDefine
+// about, in the order it asks: each called name's files by rank, those
+// whose facts are not known yet, at most maxRelationFiles.
+func (r *relationFinder) calleeCandidates(called []string, hits map[string][]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range called {
+		for _, p := range r.rankFiles(hits[name]) {
+			if len(out) >= maxRelationFiles {
+				return out
+			}
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if _, ok := r.b.rawFacts[p]; ok {
+				continue
+			}
+			if e := r.b.byPath[p]; e != nil && !e.pending {
+				continue
+			}
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// factsAhead reads and extracts, on every core, the files the callee
+// lookup will read, while it goes through them one after the other:
+// extracting each file's facts only when mayDefine reached it was most of
+// a range's relations (express: ~14 ms of Extract over 60 JavaScript
+// files). The lookup still decides in its order what it reads, counts and
+// lists (a file read ahead and never reached is not used); it takes a file
+// read ahead as read (readEntry), and its facts only for the very text it
+// then holds.
+type factsAhead struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	files  map[string]*aheadFile
+}
+
+type aheadFile struct {
+	done  chan struct{}
+	file  File // from the head tree; Read nil when it was not read ahead
+	data  []byte
+	text  string
+	facts *lang.Facts
+}
+
+// maxAheadBytes: a larger file is left to the lookup (it may be cut or
+// excluded before any extraction).
+const maxAheadBytes = 1 << 20
+
+// readAheadOff turns the read-ahead off (tests compare packs built both ways).
+var readAheadOff bool
+
+func (b *builder) extractAhead(ctx context.Context, paths []string) *factsAhead {
+	ctx, cancel := context.WithCancel(ctx)
+	a := &factsAhead{cancel: cancel, files: make(map[string]*aheadFile, len(paths))}
+	if len(paths) == 0 || b.snap.Tree == nil || readAheadOff {
+		return a
+	}
+	for _, p := range paths {
+		a.files[p] = &aheadFile{done: make(chan struct{})}
+	}
+	next := make(chan string, len(paths))
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			for p := range next {
+				af := a.files[p]
+				if ctx.Err() == nil {
+					b.readAhead(ctx, p, af)
+				}
+				close(af.done)
+			}
+		}()
+	}
+	return a
+}
+
+// readAhead reads p from the head tree and extracts its facts; nothing
+// when it cannot (the lookup's own read then reports why).
+func (b *builder) readAhead(ctx context.Context, p string, af *aheadFile) {
+	f, ok, err := b.snap.Tree.File(ctx, p)
+	if err != nil || !ok || f.Read == nil || f.Size > maxAheadBytes {
+		return
+	}
+	data, err := f.Read(ctx)
+	if err != nil || len(data) > maxAheadBytes {
+		return
+	}
+	af.file, af.data = f, data
+	af.text = string(data)
+	af.facts = lang.Extract(p, af.text)
+}
+
+// file returns p's file from the head tree as read ahead, waiting for it;
+// false when it was not read ahead.
+func (a *factsAhead) file(p string) (File, bool) {
+	if a == nil {
+		return File{}, false
+	}
+	af, ok := a.files[p]
+	if !ok {
+		return File{}, false
+	}
+	<-af.done
+	if af.file.Read == nil {
+		return File{}, false
+	}
+	f, data := af.file, af.data
+	f.Read = func(context.Context) ([]byte, error) { return data, nil }
+	return f, true
+}
+
+// facts returns the facts extracted ahead of p's text, waiting for them;
+// nil when p was not extracted ahead or its text was another.
+func (a *factsAhead) facts(p, text string) *lang.Facts {
+	af, ok := a.files[p]
+	if !ok {
+		return nil
+	}
+	<-af.done
+	if af.facts == nil || af.text != text {
+		return nil
+	}
+	return af.facts
+}
+
+// stop ends the extraction the lookup no longer needs.
+func (a *factsAhead) stop() {
+	a.cancel()
+	a.wg.Wait()
 }
 
 // file reads a related file (at most maxRelationFiles of them), without
@@ -461,7 +611,9 @@ func (r *relationFinder) mayDefine(ctx context.Context, p, name string) (bool, e
 	b := r.b
 	f, ok := b.rawFacts[p]
 	if !ok {
-		f = lang.Extract(p, e.original)
+		if f = r.ahead.facts(p, e.original); f == nil {
+			f = lang.Extract(p, e.original)
+		}
 		if b.rawFacts == nil {
 			b.rawFacts = map[string]*lang.Facts{}
 		}
