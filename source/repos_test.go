@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -565,5 +566,47 @@ func TestParseID(t *testing.T) {
 		if (err == nil) != ok || (ok && string(id) != strings.ToLower(in)) {
 			t.Errorf("ParseID(%q) = %q, %v", in, id, err)
 		}
+	}
+}
+
+// TestCommitPatchesFirstErrorInOrder: the commits of a range are diffed
+// at once, and when two of them cannot be read, the error is the earlier
+// commit's, as when they were diffed in turn.
+func TestCommitPatchesFirstErrorInOrder(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("README.md", "# demo\n")
+	base := g.Commit("base")
+	g.Write("first.txt", "one\n")
+	g.Commit("add first")
+	g.Remove("first.txt")
+	g.Commit("remove first")
+	g.Write("second.txt", "two\n")
+	g.Commit("add second")
+	g.Remove("second.txt")
+	g.Commit("remove second")
+	for _, content := range []string{"one\n", "two\n"} {
+		cmd := exec.Command("git", "hash-object", "--stdin")
+		cmd.Dir, cmd.Stdin = g.Dir, strings.NewReader(content)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := strings.TrimSpace(string(out))
+		if err := os.Remove(filepath.Join(g.Dir, ".git", "objects", id[:2], id[2:])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, backend := range []string{BackendGoGit, BackendCLI} {
+		r, err := OpenWith(g.Dir, OpenOptions{Backend: backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 5 {
+			_, err := r.Range(context.Background(), base, "HEAD", policy.ScopeChange)
+			if err == nil || !strings.Contains(err.Error(), "first.txt") {
+				t.Errorf("%s: Range = %v, want the error of first.txt's commit", backend, err)
+			}
+		}
+		r.Close()
 	}
 }
