@@ -130,11 +130,10 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 		}
 	}
 	r := &relationFinder{b: b, changedDirs: changedDirs, changedFile: changedFile, read: map[string]*entry{}}
-	r.ahead = b.extractAhead(ctx, r.calleeCandidates(called, hits))
-	b.ahead = r.ahead
+	b.ahead = b.extractAhead(ctx, r.calleeCandidates(called, hits))
 	defer func() {
+		b.ahead.stop()
 		b.ahead = nil
-		r.ahead.stop()
 	}()
 	var units []*unit
 
@@ -416,7 +415,6 @@ type relationFinder struct {
 	changedFile map[string]bool
 	read        map[string]*entry
 	res         *lang.Resolver
-	ahead       *factsAhead
 }
 
 // calleeCandidates are the files the callee lookup may ask mayDefine
@@ -543,6 +541,9 @@ func (a *factsAhead) file(p string) (File, bool) {
 // facts returns the facts extracted ahead of p's text, waiting for them;
 // nil when p was not extracted ahead or its text was another.
 func (a *factsAhead) facts(p, text string) *lang.Facts {
+	if a == nil {
+		return nil
+	}
 	af, ok := a.files[p]
 	if !ok {
 		return nil
@@ -611,7 +612,7 @@ func (r *relationFinder) mayDefine(ctx context.Context, p, name string) (bool, e
 	b := r.b
 	f, ok := b.rawFacts[p]
 	if !ok {
-		if f = r.ahead.facts(p, e.original); f == nil {
+		if f = b.ahead.facts(p, e.original); f == nil {
 			f = lang.Extract(p, e.original)
 		}
 		if b.rawFacts == nil {
