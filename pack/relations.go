@@ -408,6 +408,20 @@ func hasExt(p string, exts []string) bool {
 	return len(exts) == 0
 }
 
+// MaySearchTree reports whether the change pack of changes may search the
+// head tree for relations: only a changed file of source code or tests,
+// not deleted, has its callers and callees looked up there (see
+// relations). A source that must list the tree for that search can start
+// it early on this answer.
+func MaySearchTree(changes []Change) bool {
+	for _, c := range changes {
+		if c.Status != "deleted" && (lang.IsTestPath(c.Path) || isSourcePath(c.Path)) {
+			return true
+		}
+	}
+	return false
+}
+
 // relationFinder reads the files relations need, within a bound.
 type relationFinder struct {
 	b           *builder

@@ -192,9 +192,9 @@ func TestWordPattern(t *testing.T) {
 	}
 }
 
-// A change scope whose change has a file with an extension lists the tree
-// ahead of its search; a tree scope, or a change of deleted files and
-// files without extensions only, never searches it.
+// A change scope whose change has a file of source code or tests lists
+// the tree ahead of its search; a tree scope, or a change of deleted files,
+// prose and configuration only, never searches it.
 func TestSearchesTree(t *testing.T) {
 	for _, c := range []struct {
 		changes []pack.Change
@@ -202,9 +202,12 @@ func TestSearchesTree(t *testing.T) {
 		want    bool
 	}{
 		{[]pack.Change{{Path: "a.go", Status: "modified"}}, policy.ScopeChange, true},
-		{[]pack.Change{{Path: "Makefile", Status: "added"}, {Path: "x/b.py", Status: "renamed"}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "README.md", Status: "added"}, {Path: "x/b.py", Status: "renamed"}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "test/app.all.js", Status: "modified"}}, policy.ScopeChange, true},
 		{[]pack.Change{{Path: "a.go", Status: "modified"}}, policy.ScopeTree, false},
 		{[]pack.Change{{Path: "a.go", Status: "deleted"}, {Path: "LICENSE", Status: "modified"}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "README.md", Status: "modified"}, {Path: ".github/workflows/ci.yml", Status: "modified"}, {Path: "docs/config.rst", Status: "added"}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "api/v1.pb.go", Status: "modified"}}, policy.ScopeChange, false},
 		{nil, policy.ScopeChange, false},
 	} {
 		if got := searchesTree(c.changes, c.scope); got != c.want {

@@ -93,21 +93,11 @@ func (t *headTree) prefetch(ctx context.Context, changes []pack.Change, scope st
 	}
 }
 
-// searchesTree reports whether a change pack of changes will search the
-// head tree: a change scope with a changed file that has an extension (a
-// change pack searches the tree, in files of its changed files'
-// extensions, for the names its changed code defines and calls; see
-// pack's relations).
+// searchesTree reports whether a change pack of changes may search the
+// head tree: a change scope with a changed file of source code or tests
+// (pack.MaySearchTree).
 func searchesTree(changes []pack.Change, scope string) bool {
-	if scope != policy.ScopeChange {
-		return false
-	}
-	for _, c := range changes {
-		if c.Status != "deleted" && path.Ext(c.Path) != "" {
-			return true
-		}
-	}
-	return false
+	return scope == policy.ScopeChange && pack.MaySearchTree(changes)
 }
 
 func (t *headTree) setPaths() {
