@@ -408,15 +408,28 @@ func hasExt(p string, exts []string) bool {
 	return len(exts) == 0
 }
 
-// MaySearchTree reports whether the change pack of changes may search the
-// head tree for relations: only a changed file of source code or tests,
-// not deleted, has its callers and callees looked up there (see
-// relations). A source that must list the tree for that search can start
-// it early on this answer.
+// MaySearchTree reports whether the change pack of changes is likely to
+// search the head tree for relations: a changed file of source code or
+// tests, not deleted, whose added lines call a name worth looking up
+// (greppable). Only such files have their callers and callees looked up
+// there (see relations); the symbols a change defines are searched for
+// too, but knowing them takes a parse. A source that must list the tree
+// for the search can start it early on this answer.
 func MaySearchTree(changes []Change) bool {
 	for _, c := range changes {
-		if c.Status != "deleted" && (lang.IsTestPath(c.Path) || isSourcePath(c.Path)) {
-			return true
+		if c.Status == "deleted" || !(lang.IsTestPath(c.Path) || isSourcePath(c.Path)) {
+			continue
+		}
+		var added strings.Builder
+		for _, l := range strings.SplitAfter(c.Diff, "\n") {
+			if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++ ") {
+				added.WriteString(l[1:])
+			}
+		}
+		for _, n := range lang.CalledNames(added.String()) {
+			if greppable(n) {
+				return true
+			}
 		}
 	}
 	return false

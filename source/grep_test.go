@@ -192,22 +192,25 @@ func TestWordPattern(t *testing.T) {
 	}
 }
 
-// A change scope whose change has a file of source code or tests lists
-// the tree ahead of its search; a tree scope, or a change of deleted files,
-// prose and configuration only, never searches it.
+// A change scope whose changed code or tests call a name worth looking up
+// lists the tree ahead of its search; a tree scope, deleted files, prose
+// and configuration, generated code, or added lines that call nothing
+// (comments, short names) never do.
 func TestSearchesTree(t *testing.T) {
+	calls := "@@ -1 +1,2 @@\n x := 1\n+y := lookupRow(x)\n"
 	for _, c := range []struct {
 		changes []pack.Change
 		scope   string
 		want    bool
 	}{
-		{[]pack.Change{{Path: "a.go", Status: "modified"}}, policy.ScopeChange, true},
-		{[]pack.Change{{Path: "README.md", Status: "added"}, {Path: "x/b.py", Status: "renamed"}}, policy.ScopeChange, true},
-		{[]pack.Change{{Path: "test/app.all.js", Status: "modified"}}, policy.ScopeChange, true},
-		{[]pack.Change{{Path: "a.go", Status: "modified"}}, policy.ScopeTree, false},
-		{[]pack.Change{{Path: "a.go", Status: "deleted"}, {Path: "LICENSE", Status: "modified"}}, policy.ScopeChange, false},
-		{[]pack.Change{{Path: "README.md", Status: "modified"}, {Path: ".github/workflows/ci.yml", Status: "modified"}, {Path: "docs/config.rst", Status: "added"}}, policy.ScopeChange, false},
-		{[]pack.Change{{Path: "api/v1.pb.go", Status: "modified"}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "a.go", Status: "modified", Diff: calls}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "README.md", Status: "added", Diff: calls}, {Path: "x/b.py", Status: "renamed", Diff: calls}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "test/app.all.js", Status: "modified", Diff: calls}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "a.go", Status: "modified", Diff: calls}}, policy.ScopeTree, false},
+		{[]pack.Change{{Path: "a.go", Status: "deleted", Diff: calls}, {Path: "LICENSE", Status: "modified", Diff: calls}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "README.md", Status: "modified", Diff: calls}, {Path: ".github/workflows/ci.yml", Status: "modified", Diff: calls}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "api/v1.pb.go", Status: "modified", Diff: calls}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "a.go", Status: "modified", Diff: "@@ -1 +1,2 @@\n x := 1\n+// a comment\n+y := f(x)\n-z := lookupRow(x)\n"}}, policy.ScopeChange, false},
 		{nil, policy.ScopeChange, false},
 	} {
 		if got := searchesTree(c.changes, c.scope); got != c.want {

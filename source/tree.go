@@ -93,9 +93,9 @@ func (t *headTree) prefetch(ctx context.Context, changes []pack.Change, scope st
 	}
 }
 
-// searchesTree reports whether a change pack of changes may search the
-// head tree: a change scope with a changed file of source code or tests
-// (pack.MaySearchTree).
+// searchesTree reports whether a change pack of changes is likely to
+// search the head tree: a change scope whose changed code calls a name
+// worth looking up (pack.MaySearchTree).
 func searchesTree(changes []pack.Change, scope string) bool {
 	return scope == policy.ScopeChange && pack.MaySearchTree(changes)
 }
