@@ -33,7 +33,7 @@ func readBounded(f *os.File, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s: ctxpack reads configuration only from regular files", name, kindOf(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", name, kindOf(fi.Mode()))
 	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", name, fi.Size(), max)

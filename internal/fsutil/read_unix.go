@@ -3,7 +3,6 @@
 package fsutil
 
 import (
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -23,6 +22,12 @@ func readNoFollow(path string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
+	return readFD(fd, path, -1)
+}
+
+// readFD reads the open file fd (named path in errors), which must be a
+// regular file of at most max bytes (max < 0: any size), in system calls.
+func readFD(fd int, path string, max int64) ([]byte, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
@@ -30,9 +35,15 @@ func readNoFollow(path string) ([]byte, error) {
 	if mode := uint32(st.Mode); mode&syscall.S_IFMT != syscall.S_IFREG { // uint16 on some systems
 		return nil, fmt.Errorf("%s is %s, not a regular file", path, kindOf(fileMode(mode)))
 	}
+	if max >= 0 && st.Size > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", path, st.Size, max)
+	}
 	// Sized as os.ReadFile sizes it, one byte over to see the end at once.
-	buf := make([]byte, 0, st.Size+bytes.MinRead)
+	buf := make([]byte, 0, st.Size+1)
 	for {
+		if max >= 0 && int64(len(buf)) > max {
+			return nil, fmt.Errorf("%s grew over the %d-byte limit for this file while it was read", path, max)
+		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}

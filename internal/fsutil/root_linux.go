@@ -2,7 +2,6 @@ package fsutil
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path/filepath"
 	"sync/atomic"
@@ -72,36 +71,6 @@ func (s *sysRoot) read(dir, name string, max int64) ([]byte, bool, error) {
 		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: err})
 	}
 	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return nil, true, &fs.PathError{Op: "stat", Path: full, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, true, fmt.Errorf("%s is %s: ctxpack reads configuration only from regular files", full, kindOf(fileMode(st.Mode)))
-	}
-	if st.Size > max {
-		return nil, true, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", full, st.Size, max)
-	}
-	// One byte over its size to see the end at once; never past max+1.
-	buf := make([]byte, 0, min(st.Size, max)+1)
-	for {
-		if len(buf) == cap(buf) {
-			if int64(len(buf)) > max {
-				return nil, true, fmt.Errorf("%s grew over the %d-byte limit for this file while it was read", full, max)
-			}
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := retryEINTR(func() (int, error) { return unix.Read(fd, buf[len(buf):cap(buf)]) })
-		if err != nil {
-			return nil, true, &fs.PathError{Op: "read", Path: full, Err: err}
-		}
-		if n == 0 {
-			break
-		}
-		buf = buf[:len(buf)+n]
-	}
-	if int64(len(buf)) > max {
-		return nil, true, fmt.Errorf("%s grew over the %d-byte limit for this file while it was read", full, max)
-	}
-	return buf, true, nil
+	data, err := readFD(fd, full, max)
+	return data, true, err
 }
