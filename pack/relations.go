@@ -70,15 +70,7 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 			extSeen[x] = true
 			exts = append(exts, x)
 		}
-		var added strings.Builder
-		for _, h := range st.hunks {
-			for _, l := range strings.SplitAfter(h.text, "\n") {
-				if strings.HasPrefix(l, "+") {
-					added.WriteString(l[1:])
-				}
-			}
-		}
-		for _, n := range lang.CalledNames(added.String()) {
+		for _, n := range lang.CalledNames(addedText(st.hunks)) {
 			if identifier(n) && !calledSeen[n] {
 				calledSeen[n] = true
 				called = append(called, n)
@@ -420,19 +412,27 @@ func MaySearchTree(changes []Change) bool {
 		if c.Status == "deleted" || !(lang.IsTestPath(c.Path) || isSourcePath(c.Path)) {
 			continue
 		}
-		var added strings.Builder
-		for _, l := range strings.SplitAfter(c.Diff, "\n") {
-			if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++ ") {
-				added.WriteString(l[1:])
-			}
-		}
-		for _, n := range lang.CalledNames(added.String()) {
+		_, hunks := splitDiff(c.Diff)
+		for _, n := range lang.CalledNames(addedText(hunks)) {
 			if greppable(n) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// addedText is the added lines of hunks, without their "+".
+func addedText(hunks []hunk) string {
+	var added strings.Builder
+	for _, h := range hunks {
+		for _, l := range strings.SplitAfter(h.text, "\n") {
+			if strings.HasPrefix(l, "+") {
+				added.WriteString(l[1:])
+			}
+		}
+	}
+	return added.String()
 }
 
 // relationFinder reads the files relations need, within a bound.

@@ -211,6 +211,8 @@ func TestSearchesTree(t *testing.T) {
 		{[]pack.Change{{Path: "README.md", Status: "modified", Diff: calls}, {Path: ".github/workflows/ci.yml", Status: "modified", Diff: calls}}, policy.ScopeChange, false},
 		{[]pack.Change{{Path: "api/v1.pb.go", Status: "modified", Diff: calls}}, policy.ScopeChange, false},
 		{[]pack.Change{{Path: "a.go", Status: "modified", Diff: "@@ -1 +1,2 @@\n x := 1\n+// a comment\n+y := f(x)\n-z := lookupRow(x)\n"}}, policy.ScopeChange, false},
+		{[]pack.Change{{Path: "a.go", Status: "modified", Diff: "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n" + calls}}, policy.ScopeChange, true},
+		{[]pack.Change{{Path: "a.go", Status: "modified", Diff: "diff --git a/a.go b/a.go\n--- a/a.go\n+++ b/a.go\n@@ -1 +1,2 @@\n x := 1\n+y := f(x) // short\n"}}, policy.ScopeChange, false},
 		{nil, policy.ScopeChange, false},
 	} {
 		if got := searchesTree(c.changes, c.scope); got != c.want {
