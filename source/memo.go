@@ -201,35 +201,57 @@ func (m *memo[K, V]) reset() {
 	m.answers, m.weight = nil, 0
 }
 
-// tree reads the tree id, once while the memo has room. The entries are
-// shared: callers only read them.
+// tree reads the tree id, once while the memo has room; concurrent reads
+// of one id (the commits of a range are diffed at once) share one read.
+// The entries are shared: callers only read them.
 func (r *Repo) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
 	if entries, ok := r.trees.get(id); ok {
 		return entries, nil
 	}
-	entries, err := r.b.tree(ctx, id)
+	v, err, _ := r.reading.Do("tree "+string(id), func() (any, error) {
+		if entries, ok := r.trees.get(id); ok { // read since the look above
+			return entries, nil
+		}
+		entries, err := r.b.tree(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		r.trees.put(id, entries, len(entries), maxMemoTreeEntries)
+		return entries, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	r.trees.put(id, entries, len(entries), maxMemoTreeEntries)
-	return entries, nil
+	return v.([]treeEntry), nil
 }
 
 // blob reads the blob id of a side of a diff, once while the memo has room:
 // a file changed by consecutive commits of a range is read as the new side
 // of one and the old side of the next, and the range's own diff reads its
-// first and last versions again (express: 50 of 427 reads). Each caller
-// gets its own copy.
+// first and last versions again (express: 50 of 427 reads); concurrent
+// reads of one id share one read. Each caller gets its own copy.
 func (r *Repo) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 	if data, ok := r.blobs.get(id); ok {
 		return bytes.Clone(data), nil
 	}
-	data, err := r.b.blob(ctx, id)
+	v, err, shared := r.reading.Do("blob "+string(id), func() (any, error) {
+		if data, ok := r.blobs.get(id); ok { // read since the look above
+			return bytes.Clone(data), nil
+		}
+		data, err := r.b.blob(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) <= maxMemoBlobBytes/64 { // a large blob would crowd the rest out
+			r.blobs.put(id, bytes.Clone(data), len(data), maxMemoBlobBytes)
+		}
+		return data, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(data) <= maxMemoBlobBytes/64 { // a large blob would crowd the rest out
-		r.blobs.put(id, bytes.Clone(data), len(data), maxMemoBlobBytes)
+	if shared {
+		return bytes.Clone(v.([]byte)), nil
 	}
-	return data, nil
+	return v.([]byte), nil
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"golang.org/x/sync/singleflight"
 	"io"
 	"net/url"
 	"os"
@@ -58,6 +59,8 @@ type Repo struct {
 	trees   memo[ObjectID, []treeEntry]
 	commits memo[ObjectID, Commit]
 	blobs   memo[ObjectID, []byte]
+	// reading joins concurrent reads of one tree or blob (see tree, blob).
+	reading singleflight.Group
 	// worktreeMisses holds the paths whose work-tree file once held
 	// another content than the blob asked (see worktreeBlob).
 	worktreeMisses sync.Map
