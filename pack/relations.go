@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -122,7 +123,8 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 		}
 	}
 	r := &relationFinder{b: b, changedDirs: changedDirs, changedFile: changedFile, read: map[string]*entry{}}
-	b.ahead = b.extractAhead(ctx, r.calleeCandidates(called, hits))
+	candidates, names := r.calleeCandidates(called, hits)
+	b.ahead = b.extractAhead(ctx, candidates, names)
 	defer func() {
 		b.ahead.stop()
 		b.ahead = nil
@@ -446,19 +448,20 @@ type relationFinder struct {
 
 // calleeCandidates are the files the callee lookup may ask mayDefine
 // about, in the order it asks: each called name's files by rank, those
-// whose facts are not known yet, at most maxRelationFiles.
-func (r *relationFinder) calleeCandidates(called []string, hits map[string][]string) []string {
+// whose facts are not known yet, at most maxRelationFiles; with the names
+// each may be asked about.
+func (r *relationFinder) calleeCandidates(called []string, hits map[string][]string) ([]string, map[string][]string) {
 	var out []string
-	seen := map[string]bool{}
+	names := map[string][]string{}
 	for _, name := range called {
 		for _, p := range r.rankFiles(hits[name]) {
-			if len(out) >= maxRelationFiles {
-				return out
-			}
-			if seen[p] {
+			if _, ok := names[p]; ok {
+				names[p] = append(names[p], name)
 				continue
 			}
-			seen[p] = true
+			if len(out) >= maxRelationFiles {
+				continue // a name of a file already listed may still be asked
+			}
 			if _, ok := r.b.rawFacts[p]; ok {
 				continue
 			}
@@ -466,9 +469,10 @@ func (r *relationFinder) calleeCandidates(called []string, hits map[string][]str
 				continue
 			}
 			out = append(out, p)
+			names[p] = []string{name}
 		}
 	}
-	return out
+	return out, names
 }
 
 // factsAhead reads and extracts, on every core, the files the callee
@@ -500,7 +504,7 @@ const maxAheadBytes = 1 << 20
 // readAheadOff turns the read-ahead off (tests compare packs built both ways).
 var readAheadOff bool
 
-func (b *builder) extractAhead(ctx context.Context, paths []string) *factsAhead {
+func (b *builder) extractAhead(ctx context.Context, paths []string, names map[string][]string) *factsAhead {
 	ctx, cancel := context.WithCancel(ctx)
 	a := &factsAhead{cancel: cancel, files: make(map[string]*aheadFile, len(paths))}
 	if len(paths) == 0 || b.snap.Tree == nil || readAheadOff {
@@ -521,7 +525,7 @@ func (b *builder) extractAhead(ctx context.Context, paths []string) *factsAhead 
 			for p := range next {
 				af := a.files[p]
 				if ctx.Err() == nil {
-					b.readAhead(ctx, p, af)
+					b.readAhead(ctx, p, af, names[p])
 				}
 				close(af.done)
 			}
@@ -530,9 +534,11 @@ func (b *builder) extractAhead(ctx context.Context, paths []string) *factsAhead 
 	return a
 }
 
-// readAhead reads p from the head tree and extracts its facts; nothing
-// when it cannot (the lookup's own read then reports why).
-func (b *builder) readAhead(ctx context.Context, p string, af *aheadFile) {
+// readAhead reads p from the head tree and extracts its facts, unless it
+// cannot define any of names (lang.MayDefine: the lookup then asks no
+// more of it); nothing when it cannot read it (the lookup's own read then
+// reports why).
+func (b *builder) readAhead(ctx context.Context, p string, af *aheadFile, names []string) {
 	f, ok, err := b.snap.Tree.File(ctx, p)
 	if err != nil || !ok || f.Read == nil || f.Size > maxAheadBytes {
 		return
@@ -543,7 +549,9 @@ func (b *builder) readAhead(ctx context.Context, p string, af *aheadFile) {
 	}
 	af.file, af.data = f, data
 	af.text = string(data)
-	af.facts = lang.Extract(p, af.text)
+	if slices.ContainsFunc(names, func(n string) bool { return lang.MayDefine(p, af.text, n) }) {
+		af.facts = lang.Extract(p, af.text)
+	}
 }
 
 // file returns p's file from the head tree as read ahead, waiting for it;
@@ -638,6 +646,9 @@ func (r *relationFinder) mayDefine(ctx context.Context, p, name string) (bool, e
 	}
 	b := r.b
 	f, ok := b.rawFacts[p]
+	if !ok && !lang.MayDefine(p, e.original, name) {
+		return false, nil
+	}
 	if !ok {
 		if f = b.ahead.facts(p, e.original); f == nil {
 			f = lang.Extract(p, e.original)

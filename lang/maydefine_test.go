@@ -1,0 +1,122 @@
+package lang
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestMayDefine(t *testing.T) {
+	big := "package p\n\nfunc Name() {}\n" + strings.Repeat("// pad\n", extractMaxBytes/7)
+	tests := []struct {
+		name, path, text, word string
+		want                   bool
+	}{
+		{"func", "p.go", "package p\n\nfunc Name() {}\n", "Name", true},
+		{"method", "p.go", "package p\n\nfunc (r *T) Name() {}\n", "Name", true},
+		{"generic receiver", "p.go", "package p\n\nfunc (r *T[K]) Name() {}\n", "Name", true},
+		{"type", "p.go", "package p\n\ntype Name struct{}\n", "Name", true},
+		{"grouped const after a doc comment ending in a dot", "p.go", "package p\n\nconst (\n\t// Name is one.\n\tName = 1\n)\n", "Name", true},
+		{"second name of a var", "p.go", "package p\n\nvar a, Name = 1, 2\n", "Name", true},
+		{"after a semicolon", "p.go", "package p\n\nconst a = 1.; const Name = 2\n", "Name", true},
+		{"a block comment's end before it", "p.go", "package p\n\nfunc /* x. */ Name() {}\n", "Name", true},
+		{"selector only", "p.go", "package p\n\nfunc f() { cmd.Name(); x. Name() }\n", "Name", false},
+		{"inside longer words only", "p.go", "package p\n\nfunc PersistentName() {}\nfunc Name2() {}\nvar x_Name = 1\n", "Name", false},
+		{"composite literal keys, labels and comment lines", "p.go", "package p\n\n// Name is not here.\nvar v = T{Name: 1}\nfunc f() {\nName:\n\tfor {}\n\t  // Name.\n}\n", "Name", false},
+		{"a comment after a declaration", "p.go", "package p\n\nvar x = 1 // Name\nfunc Name() {}\n", "Name", true},
+		{"a declaration after a string holding //", "p.go", "package p\n\nvar u = \"http://x\"; const Name = 1\n", "Name", true},
+		{"variadic type", "p.go", "package p\n\nfunc f(a ...Name) {}\n", "Name", false},
+		{"selector across a line end may be anything", "p.go", "package p\n\nvar v = x.\n\tName\n", "Name", true},
+		{"absent", "p.go", "package p\n", "Name", false},
+		{"other languages always may", "a.js", "x.Name()", "Name", true},
+		{"no extractor", "a.txt", "func Name() {}", "Name", false},
+		{"over the extraction bound", "p.go", big, "Name", false},
+		{"a name no Go identifier is", "p.go", "package p\n\nfunc f() { x.é() }\n", "é", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MayDefine(tt.path, tt.text, tt.word); got != tt.want {
+				t.Errorf("MayDefine(%q) = %v, want %v", tt.word, got, tt.want)
+			}
+			if !tt.want && len(Defined(Extract(tt.path, tt.text).Symbols, tt.word)) > 0 {
+				t.Errorf("Extract defines %q where MayDefine says it cannot", tt.word)
+			}
+		})
+	}
+}
+
+// TestMayDefineOnThisModule holds MayDefine to Extract on real Go: every
+// Go file of this module, every word in it. It also says how many
+// extractions it spares (the point of it), without asserting a figure.
+func TestMayDefineOnThisModule(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	files, asked, spared := 0, 0, 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		text := string(data)
+		f := Extract(p, text)
+		files++
+		seen := map[string]bool{}
+		for _, w := range word.FindAllString(text, -1) {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+			asked++
+			defined := len(Defined(f.Symbols, w)) > 0
+			may := MayDefine(p, text, w)
+			if defined && !may {
+				t.Errorf("%s defines %q; MayDefine says it cannot", p, w)
+			}
+			if !may {
+				spared++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("read %d Go files of the module; want them all", files)
+	}
+	t.Logf("%d files, %d (file, word) pairs, %d answered without extracting", files, asked, spared)
+}
+
+// FuzzMayDefine holds MayDefine to Extract on Go text a repository
+// controls: where the text parses, a name Extract defines is one MayDefine
+// says may be; on any text it never panics.
+func FuzzMayDefine(f *testing.F) {
+	f.Add("package p\n\nconst (\n\t// A is one.\n\tA = 1\n)\n\nfunc (r *T) B() { x.C() }\n", "A")
+	f.Add("package p\n\nvar a, b = 1., 2\ntype T[K any] struct{}\n", "b")
+	f.Add("package p\nfunc f(a ...T) { x.\nT() }\n", "T")
+	f.Fuzz(func(t *testing.T, text, name string) {
+		may := MayDefine("p.go", text, name)
+		facts := Extract("p.go", text)
+		if facts.ParseNote != "" {
+			return // a parser's recovery is no declaration
+		}
+		if len(Defined(facts.Symbols, name)) > 0 && !may {
+			t.Fatalf("Extract defines %q; MayDefine says it cannot", name)
+		}
+	})
+}
