@@ -403,6 +403,11 @@ func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]by
 // is the blob's, and a path whose file once differed is not read again
 // (a range's commits read each version of a changed file).
 func (r *Repo) worktreeBlob(ctx context.Context, p string, id ObjectID) ([]byte, bool) {
+	return r.worktreeBlobBuf(ctx, p, id, nil)
+}
+
+// worktreeBlobBuf is worktreeBlob reading into buf when it has room.
+func (r *Repo) worktreeBlobBuf(ctx context.Context, p string, id ObjectID, buf []byte) ([]byte, bool) {
 	if r.bare || r.Root == "" || r.b == nil || !filepath.IsLocal(filepath.FromSlash(p)) {
 		return nil, false
 	}
@@ -429,7 +434,7 @@ func (r *Repo) worktreeBlob(ctx context.Context, p string, id ObjectID) ([]byte,
 	if r.worktree == nil {
 		return miss()
 	}
-	data, err := r.worktree.ReadFile(p, fi.Size())
+	data, err := r.worktree.ReadFileBuf(p, fi.Size(), buf)
 	if err != nil || r.b.hashBlob(data) != id {
 		return miss()
 	}

@@ -397,6 +397,7 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
 		g.Go(func() error {
+			var buf []byte // a file read from the work tree is looked at, then let go
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(todo) {
@@ -406,8 +407,10 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 					return err
 				}
 				f := todo[i]
-				data, ok := t.r.worktreeBlob(gctx, f.path, f.id)
-				if !ok {
+				data, ok := t.r.worktreeBlobBuf(gctx, f.path, f.id, buf)
+				if ok {
+					buf = data
+				} else {
 					var err error
 					if data, err = t.r.b.blob(gctx, f.id); err != nil {
 						var nf *NotFetchedError

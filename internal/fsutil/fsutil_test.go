@@ -226,3 +226,40 @@ func testReadInRoot(t *testing.T) {
 		t.Errorf("an operator's symlink is followed: %v", err)
 	}
 }
+
+// ReadFileBuf reads into the buffer it is given when that has room, and
+// into a new one otherwise; both ways a root reads.
+func TestRootReadFileBuf(t *testing.T) {
+	for _, osRoot := range []bool{false, true} {
+		t.Run(fmt.Sprintf("os.Root=%v", osRoot), func(t *testing.T) {
+			defer func(was bool) { forceOSRoot = was }(forceOSRoot)
+			forceOSRoot = osRoot
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "short"), []byte("abc"), 0o644)
+			os.WriteFile(filepath.Join(dir, "long"), []byte(strings.Repeat("x", 100)), 0o644)
+			r, err := OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			buf := make([]byte, 10, 64)
+			data, err := r.ReadFileBuf("short", 1024, buf)
+			if err != nil || string(data) != "abc" {
+				t.Fatalf("short: %q %v", data, err)
+			}
+			if !osRoot && &data[0] != &buf[:1][0] {
+				t.Error("short: not read into the buffer that had room")
+			}
+			data, err = r.ReadFileBuf("long", 1024, buf)
+			if err != nil || string(data) != strings.Repeat("x", 100) {
+				t.Fatalf("long: %q %v", data, err)
+			}
+			if &data[0] == &buf[:1][0] {
+				t.Error("long: read into a buffer without room for it")
+			}
+			if _, err := r.ReadFileBuf("long", 50, buf); err == nil || !strings.Contains(err.Error(), "over the 50-byte limit") {
+				t.Errorf("long over its limit: %v", err)
+			}
+		})
+	}
+}

@@ -22,12 +22,13 @@ func readNoFollow(path string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
-	return readFD(fd, path, -1)
+	return readFD(fd, path, -1, nil)
 }
 
 // readFD reads the open file fd (named path in errors), which must be a
-// regular file of at most max bytes (max < 0: any size), in system calls.
-func readFD(fd int, path string, max int64) ([]byte, error) {
+// regular file of at most max bytes (max < 0: any size), in system calls;
+// into buf when it has room for it (its contents are then overwritten).
+func readFD(fd int, path string, max int64, buf []byte) ([]byte, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
@@ -39,7 +40,11 @@ func readFD(fd int, path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", path, st.Size, max)
 	}
 	// Sized as os.ReadFile sizes it, one byte over to see the end at once.
-	buf := make([]byte, 0, st.Size+1)
+	if int64(cap(buf)) > st.Size {
+		buf = buf[:0]
+	} else {
+		buf = make([]byte, 0, st.Size+1)
+	}
 	for {
 		if max >= 0 && int64(len(buf)) > max {
 			return nil, fmt.Errorf("%s grew over the %d-byte limit for this file while it was read", path, max)

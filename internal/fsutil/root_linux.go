@@ -46,7 +46,7 @@ func (s *sysRoot) close() error {
 
 // read reads name beneath the root; ok is false when the caller must read
 // it another way (no handle, openat2 refused).
-func (s *sysRoot) read(dir, name string, max int64) ([]byte, bool, error) {
+func (s *sysRoot) read(dir, name string, max int64, buf []byte) ([]byte, bool, error) {
 	if s.fd < 0 || s.refused.Load() {
 		return nil, false, nil
 	}
@@ -71,6 +71,6 @@ func (s *sysRoot) read(dir, name string, max int64) ([]byte, bool, error) {
 		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: err})
 	}
 	defer unix.Close(fd)
-	data, err := readFD(fd, full, max)
+	data, err := readFD(fd, full, max, buf)
 	return data, true, err
 }

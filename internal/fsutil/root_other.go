@@ -11,4 +11,4 @@ func openSysRoot(string) sysRoot { return sysRoot{} }
 
 func (*sysRoot) close() error { return nil }
 
-func (*sysRoot) read(string, string, int64) ([]byte, bool, error) { return nil, false, nil }
+func (*sysRoot) read(string, string, int64, []byte) ([]byte, bool, error) { return nil, false, nil }
