@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,7 +19,10 @@ type side struct {
 	disk string
 	mode filemode.FileMode
 	id   ObjectID
-	data []byte
+	// text is the content, once loaded (shared with the blob memo: never
+	// changed in place).
+	text   string
+	loaded bool
 	// unavailable is set when the content could not be read (a partial
 	// clone's blob its promisor could not provide): no diff is made.
 	unavailable error
@@ -53,19 +55,19 @@ func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
 		ch.DiffWithheld = pack.ReasonNotFetched
 		return ch, nil
 	}
-	var oldData, newData []byte
+	var oldText, newText string
 	if from != nil {
-		oldData = from.data
+		oldText = from.text
 	}
 	if to != nil {
-		newData = to.data
+		newText = to.text
 	}
 	var chunks []chunk
 	var added []pack.Line
-	ch.Binary = isBinary(oldData) || isBinary(newData)
+	ch.Binary = isBinary(oldText) || isBinary(newText)
 	if !ch.Binary {
 		newLine := 1
-		for _, d := range lineDiff(string(oldData), string(newData)) {
+		for _, d := range lineDiff(oldText, newText) {
 			if d.Text == "" {
 				continue
 			}
@@ -102,11 +104,11 @@ func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
 func isLink(m filemode.FileMode) bool { return m == filemode.Symlink }
 
 // isBinary uses git's own heuristic (a NUL in the first 8000 bytes).
-func isBinary(data []byte) bool {
-	if len(data) == 0 {
+func isBinary(text string) bool {
+	if len(text) == 0 {
 		return false
 	}
-	ok, _ := binary.IsBinary(bytes.NewReader(data))
+	ok, _ := binary.IsBinary(strings.NewReader(text))
 	return ok
 }
 

@@ -59,10 +59,10 @@ func goGitUnified(from, to *side, binary bool) string {
 	if !binary {
 		var oldData, newData string
 		if from != nil {
-			oldData = string(from.data)
+			oldData = from.text
 		}
 		if to != nil {
-			newData = string(to.data)
+			newData = to.text
 		}
 		for _, d := range diff.Do(oldData, newData) {
 			if d.Text == "" {
@@ -80,7 +80,7 @@ func goGitUnified(from, to *side, binary bool) string {
 }
 
 func sideFor(path, content string, mode filemode.FileMode) *side {
-	return &side{path: path, mode: mode, data: []byte(content), id: ObjectID(plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String())}
+	return &side{path: path, mode: mode, text: content, loaded: true, id: ObjectID(plumbing.ComputeHash(plumbing.BlobObject, []byte(content)).String())}
 }
 
 // checkAgainstOracle compares fileDiff's unified diff with go-git's encoder.

@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -225,33 +224,33 @@ func (r *Repo) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
 	return v.([]treeEntry), nil
 }
 
-// blob reads the blob id of a side of a diff, once while the memo has room:
-// a file changed by consecutive commits of a range is read as the new side
-// of one and the old side of the next, and the range's own diff reads its
-// first and last versions again (express: 50 of 427 reads); concurrent
-// reads of one id share one read. Each caller gets its own copy.
-func (r *Repo) blob(ctx context.Context, id ObjectID) ([]byte, error) {
-	if data, ok := r.blobs.get(id); ok {
-		return bytes.Clone(data), nil
+// blob reads the blob id of a side of a diff, as text, once while the
+// memo has room: a file changed by consecutive commits of a range is read
+// as the new side of one and the old side of the next, and the range's
+// own diff reads its first and last versions again (express: 50 of 427
+// reads); concurrent reads of one id share one read. The text is shared:
+// express's changelog, 120 KB, changed by 13 of 14 commits, was copied
+// four times a commit when each caller had its own bytes.
+func (r *Repo) blob(ctx context.Context, id ObjectID) (string, error) {
+	if text, ok := r.blobs.get(id); ok {
+		return text, nil
 	}
-	v, err, shared := r.reading.Do("blob "+string(id), func() (any, error) {
-		if data, ok := r.blobs.get(id); ok { // read since the look above
-			return bytes.Clone(data), nil
+	v, err, _ := r.reading.Do("blob "+string(id), func() (any, error) {
+		if text, ok := r.blobs.get(id); ok { // read since the look above
+			return text, nil
 		}
 		data, err := r.b.blob(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if len(data) <= maxMemoBlobBytes/64 { // a large blob would crowd the rest out
-			r.blobs.put(id, bytes.Clone(data), len(data), maxMemoBlobBytes)
+		text := string(data)
+		if len(text) <= maxMemoBlobBytes/64 { // a large blob would crowd the rest out
+			r.blobs.put(id, text, len(text), maxMemoBlobBytes)
 		}
-		return data, nil
+		return text, nil
 	})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if shared {
-		return bytes.Clone(v.([]byte)), nil
-	}
-	return v.([]byte), nil
+	return v.(string), nil
 }

@@ -300,11 +300,11 @@ func goGitChanges(r *Repo, from, to *object.Tree) ([]pack.Change, []pack.AddedLi
 		}
 		s := &side{path: safePath(e.Name), mode: e.TreeEntry.Mode, id: ObjectID(e.TreeEntry.Hash.String())}
 		if e.TreeEntry.Mode == filemode.Submodule {
-			s.data = []byte("Subproject commit " + e.TreeEntry.Hash.String() + "\n")
+			s.text, s.loaded = "Subproject commit "+e.TreeEntry.Hash.String()+"\n", true
 			return s, nil
 		}
 		data, err := r.b.blob(context.Background(), s.id)
-		s.data = data
+		s.text, s.loaded = string(data), true
 		return s, err
 	}
 	var out []pack.Change

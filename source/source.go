@@ -58,7 +58,7 @@ type Repo struct {
 	history memo[string, []ObjectID]
 	trees   memo[ObjectID, []treeEntry]
 	commits memo[ObjectID, Commit]
-	blobs   memo[ObjectID, []byte]
+	blobs   memo[ObjectID, string]
 	// reading joins concurrent reads of one tree or blob (see tree, blob).
 	reading singleflight.Group
 	// worktreeMisses holds the paths whose work-tree file once held

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"sort"
 	"strings"
@@ -105,10 +106,10 @@ func (r *Repo) largerSide(ctx context.Context, c rawChange) int64 {
 func (r *Repo) loadSide(ctx context.Context, e *entryAt, at ObjectID) (*side, error) {
 	s := &side{path: safePath(e.path), mode: e.mode, id: e.id}
 	if e.mode == filemode.Submodule {
-		s.data = []byte("Subproject commit " + string(e.id) + "\n")
+		s.text, s.loaded = "Subproject commit "+string(e.id)+"\n", true
 		return s, nil
 	}
-	data, err := r.blob(ctx, e.id)
+	text, err := r.blob(ctx, e.id)
 	var nf *NotFetchedError
 	if errors.As(err, &nf) {
 		s.unavailable = err
@@ -117,7 +118,7 @@ func (r *Repo) loadSide(ctx context.Context, e *entryAt, at ObjectID) (*side, er
 	if err != nil {
 		return nil, r.blobError(e.path, at, e.id, err)
 	}
-	s.data = data
+	s.text, s.loaded = text, true
 	return s, nil
 }
 
@@ -192,7 +193,7 @@ func detectRenames(raw []rawChange, sides map[*entryAt]*side) ([][2]*side, error
 		if err != nil {
 			return object.ChangeEntry{}, err
 		}
-		if _, err := w.Write(s.data); err != nil {
+		if _, err := io.WriteString(w, s.text); err != nil {
 			return object.ChangeEntry{}, err
 		}
 		w.Close()

@@ -117,7 +117,7 @@ func (r *Repo) trackedFile(e indexEntry) (*pack.File, *side, error) {
 	if e.Mode == filemode.Submodule {
 		f := &pack.File{Path: name, Mode: pack.ModeSubmodule, Blob: e.ID.String()}
 		return f, &side{path: name, mode: filemode.Submodule, id: e.ID,
-			data: []byte("Subproject commit " + e.ID.String() + "\n")}, nil
+			text: "Subproject commit " + e.ID.String() + "\n", loaded: true}, nil
 	}
 	if e.SkipWorktree {
 		f := &pack.File{Path: name, Mode: modeOf(e.Mode), Blob: e.ID.String()}
@@ -156,7 +156,7 @@ func (r *Repo) trackedFile(e indexEntry) (*pack.File, *side, error) {
 			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
 		}
 	}
-	s.data = data
+	s.text, s.loaded = string(data), true
 	s.id = r.b.hashBlob(data)
 	f.Blob = s.id.String()
 	return f, s, nil
@@ -187,16 +187,19 @@ func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("read link %s: %w", p, err)
 		}
-		s.data = []byte(filepath.ToSlash(target))
+		s.text = filepath.ToSlash(target)
 	case !fi.Mode().IsRegular():
 		return nil, nil, nil // sockets, devices, fifos: not content
 	default:
 		f.Read = diskReader(abs)
-		if s.data, err = os.ReadFile(abs); err != nil {
+		data, err := os.ReadFile(abs)
+		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", p, err)
 		}
+		s.text = string(data)
 	}
-	s.id = r.b.hashBlob(s.data)
+	s.loaded = true
+	s.id = r.b.hashBlob([]byte(s.text))
 	f.Blob = s.id.String()
 	return f, s, nil
 }
@@ -215,11 +218,11 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 	}
 	var changes []pack.Change
 	loadHead := func(s *side) error {
-		if s == nil || s.data != nil {
+		if s == nil || s.loaded {
 			return nil
 		}
 		if s.mode == filemode.Submodule {
-			s.data = []byte("Subproject commit " + s.id.String() + "\n")
+			s.text, s.loaded = "Subproject commit "+s.id.String()+"\n", true
 			return nil
 		}
 		data, err := r.b.blob(ctx, s.id)
@@ -231,11 +234,11 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 		if err != nil {
 			return r.blobError(s.disk, headID, s.id, err)
 		}
-		s.data = data
+		s.text, s.loaded = string(data), true
 		return nil
 	}
 	loadCurrent := func(s *side) error {
-		if s.data != nil || s.mode == filemode.Submodule {
+		if s.loaded || s.mode == filemode.Submodule {
 			return nil
 		}
 		if s.disk == "" { // outside a sparse checkout: the index's blob
@@ -245,7 +248,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.disk, err)
 		}
-		s.data = data
+		s.text, s.loaded = string(data), true
 		return nil
 	}
 	zero := r.zeroID()
