@@ -32,10 +32,13 @@ type side struct {
 const contextLines = 3
 
 // fileDiff computes the change between two sides: status, line counts, the
-// unified diff, and the lines the new side added (numbered in the new side).
-// A nil from is an addition, a nil to a deletion. zero is the repository's
-// all-zero object id (the absent side in the diff's index line).
-func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
+// unified diff (unless linesOnly), and the lines the new side added
+// (numbered in the new side). A nil from is an addition, a nil to a
+// deletion. zero is the repository's all-zero object id (the absent side
+// in the diff's index line). A commit's history scan reads only the added
+// lines: express's range made 13 hunked diffs of a 120 KB changelog to
+// throw them away.
+func fileDiff(from, to *side, zero ObjectID, linesOnly bool) (pack.Change, []pack.Line) {
 	ch := pack.Change{}
 	switch {
 	case from == nil:
@@ -67,7 +70,17 @@ func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
 	ch.Binary = isBinary(oldText) || isBinary(newText)
 	if !ch.Binary {
 		newLine := 1
-		for _, d := range lineDiff(oldText, newText) {
+		var diffs []diffmatchpatch.Diff
+		if linesOnly {
+			// The whole lines left out before the first diff only number
+			// the rest.
+			var from int
+			diffs, from, _ = middleLineDiff(oldText, newText)
+			newLine += strings.Count(oldText[:from], "\n")
+		} else {
+			diffs = lineDiff(oldText, newText)
+		}
+		for _, d := range diffs {
 			if d.Text == "" {
 				continue
 			}
@@ -91,6 +104,9 @@ func fileDiff(from, to *side, zero ObjectID) (pack.Change, []pack.Line) {
 				ch.Deleted += n
 			}
 		}
+	}
+	if linesOnly {
+		return ch, added
 	}
 	var sb strings.Builder
 	writeHeader(&sb, from, to, ch.Binary, zero)

@@ -86,7 +86,7 @@ func sideFor(path, content string, mode filemode.FileMode) *side {
 // checkAgainstOracle compares fileDiff's unified diff with go-git's encoder.
 func checkAgainstOracle(t testing.TB, from, to *side) {
 	t.Helper()
-	ch, _ := fileDiff(from, to, ObjectID(plumbing.ZeroHash.String()))
+	ch, _ := fileDiff(from, to, ObjectID(plumbing.ZeroHash.String()), false)
 	if want := goGitUnified(from, to, ch.Binary); ch.Diff != want {
 		t.Fatalf("diff\n%q\ngo-git's encoder\n%q", ch.Diff, want)
 	}

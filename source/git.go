@@ -184,7 +184,7 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*
 		snap.Source.Base = base.ID.String()
 		baseTree = base.Tree
 	}
-	if snap.Changes, _, _, err = r.treeChanges(ctx, baseTree, head.Tree, head.ID, 0); err != nil {
+	if snap.Changes, _, _, err = r.treeChanges(ctx, baseTree, head.Tree, head.ID, 0, false); err != nil {
 		return nil, err
 	}
 	tree := r.headTree(head)
@@ -272,7 +272,7 @@ func (r *Repo) commitPatch(ctx context.Context, c *Commit) (*pack.CommitPatch, e
 		}
 		parentTree = p.Tree
 	}
-	changes, added, skipped, err := r.treeChanges(ctx, parentTree, c.Tree, c.ID, r.HistoryBlobLimit)
+	changes, added, skipped, err := r.treeChanges(ctx, parentTree, c.Tree, c.ID, r.HistoryBlobLimit, true)
 	if err != nil {
 		return nil, err
 	}

@@ -33,26 +33,40 @@ func lineDiff(old, new string) []diffmatchpatch.Diff {
 // edit can hold more) leaves that to never happen
 // (TestLineDiffIsDiffDo, FuzzLineDiff).
 func trimmedLineDiff(old, new string) (diffs []diffmatchpatch.Diff, trimmed bool) {
+	diffs, from, to := middleLineDiff(old, new)
+	if from == 0 && to == len(old) {
+		return diffs, false
+	}
+	if from > 0 {
+		diffs[0].Text = old[:from] + diffs[0].Text
+	}
+	if last := len(diffs) - 1; to < len(old) {
+		diffs[last].Text += old[to:]
+	}
+	return diffs, true
+}
+
+// middleLineDiff is trimmedLineDiff before the lines left out are added
+// back: its diffs are of old[from:to] and the part of new between the
+// same lines, old[:from] belongs before the first (an equality) and
+// old[to:] after the last; from is 0 and to len(old) when the whole texts
+// were diffed. What only counts lines (a commit's added lines) need not
+// copy the lines left out into the first and last diffs.
+func middleLineDiff(old, new string) (diffs []diffmatchpatch.Diff, from, to int) {
 	p, s := sharedLines(old, new)
 	keep := strings.Count(old[p:len(old)-s], "\n") + strings.Count(new[p:len(new)-s], "\n") + 3
-	from := lastLinesAt(old[:p], keep)
-	to := len(old) - s + firstLinesLen(old[len(old)-s:], keep)
+	from = lastLinesAt(old[:p], keep)
+	to = len(old) - s + firstLinesLen(old[len(old)-s:], keep)
 	if from == 0 && to == len(old) {
-		return diff.Do(old, new), false
+		return diff.Do(old, new), 0, len(old)
 	}
 	diffs = diff.Do(old[from:to], new[from:len(new)-len(old)+to])
 	last := len(diffs) - 1
 	if from > 0 && (last < 0 || diffs[0].Type != diffmatchpatch.DiffEqual) ||
 		to < len(old) && (last < 0 || diffs[last].Type != diffmatchpatch.DiffEqual) {
-		return diff.Do(old, new), false
+		return diff.Do(old, new), 0, len(old)
 	}
-	if from > 0 {
-		diffs[0].Text = old[:from] + diffs[0].Text
-	}
-	if to < len(old) {
-		diffs[last].Text += old[to:]
-	}
-	return diffs, true
+	return diffs, from, to
 }
 
 // sharedLines returns the lengths in bytes of the whole lines old and new

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/utils/diff"
 )
 
@@ -44,12 +45,23 @@ func editLines(r *rand.Rand, text string, n int, pool []string) string {
 	return out
 }
 
-// checkLineDiff reports whether the diffs came from trimmed texts.
+// checkLineDiff reports whether the diffs came from trimmed texts. It
+// also holds fileDiff's linesOnly (the history scan's) to the whole diff:
+// the same counts and added lines, without the unified diff.
 func checkLineDiff(t *testing.T, old, new string) bool {
 	t.Helper()
 	got, trimmed := trimmedLineDiff(old, new)
 	if want := diff.Do(old, new); !reflect.DeepEqual(got, want) {
 		t.Fatalf("lineDiff differs from diff.Do\nold: %.300q\nnew: %.300q\n got %v\nwant %v", old, new, got, want)
+	}
+	from := &side{path: "f", mode: filemode.Regular, text: old, loaded: true}
+	to := &side{path: "f", mode: filemode.Regular, text: new, loaded: true}
+	zero := ObjectID(strings.Repeat("0", 40))
+	whole, wholeLines := fileDiff(from, to, zero, false)
+	lines, linesLines := fileDiff(from, to, zero, true)
+	whole.Diff = ""
+	if !reflect.DeepEqual(lines, whole) || !reflect.DeepEqual(linesLines, wholeLines) {
+		t.Fatalf("fileDiff's linesOnly differs from the whole diff\nold: %.300q\nnew: %.300q\n got %+v %v\nwant %+v %v", old, new, lines, linesLines, whole, wholeLines)
 	}
 	return trimmed
 }

@@ -267,7 +267,7 @@ func TestPushChangesMatchesTreeChanges(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, gotAdded, _, err := r.treeChanges(context.Background(), id(pair[0]), id(pair[1]), ObjectID(head), 0)
+			got, gotAdded, _, err := r.treeChanges(context.Background(), id(pair[0]), id(pair[1]), ObjectID(head), 0, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +318,7 @@ func goGitChanges(r *Repo, from, to *object.Tree) ([]pack.Change, []pack.AddedLi
 		if err != nil {
 			return nil, nil, err
 		}
-		ch, lines := fileDiff(fromSide, toSide, ObjectID(plumbing.ZeroHash.String()))
+		ch, lines := fileDiff(fromSide, toSide, ObjectID(plumbing.ZeroHash.String()), false)
 		if want := goGitUnified(fromSide, toSide, ch.Binary); ch.Diff != want {
 			return nil, nil, fmt.Errorf("%s: diff\n%s\ngo-git's encoder\n%s", ch.Path, ch.Diff, want)
 		}

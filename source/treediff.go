@@ -32,8 +32,9 @@ type rawChange struct{ from, to *entryAt }
 // only the trees on the way to a change, so the work is proportional to
 // the change, not to the repository. It reads no blob over limit bytes (0:
 // no limit): a change with such a side is left out and listed as skipped,
-// with the size of its larger side.
-func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int64) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
+// with the size of its larger side. With linesOnly the changes carry no
+// unified diff (fileDiff).
+func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int64, linesOnly bool) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
 	all, err := r.diffTrees(ctx, from, to, at)
 	if err != nil {
 		return nil, nil, nil, err
@@ -74,7 +75,7 @@ func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int
 	var out []pack.Change
 	var added []pack.AddedLines
 	for _, p := range pairs {
-		ch, lines := fileDiff(p[0], p[1], zero)
+		ch, lines := fileDiff(p[0], p[1], zero, linesOnly)
 		out = append(out, ch)
 		if len(lines) > 0 {
 			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})

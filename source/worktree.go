@@ -266,7 +266,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 		if err := loadCurrent(cur); err != nil {
 			return nil, err
 		}
-		ch, _ := fileDiff(old, cur, zero)
+		ch, _ := fileDiff(old, cur, zero, false)
 		changes = append(changes, ch)
 	}
 	for p, old := range head {
@@ -276,7 +276,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 		if err := loadHead(old); err != nil {
 			return nil, err
 		}
-		ch, _ := fileDiff(old, nil, zero)
+		ch, _ := fileDiff(old, nil, zero, false)
 		changes = append(changes, ch)
 	}
 	sortChanges(changes)
