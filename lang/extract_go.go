@@ -6,10 +6,51 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // sqlRe matches a string that is (the start of) a SQL statement.
 var sqlRe = regexps.MustCompile(`(?is)\b(select\s.*\bfrom\b|insert\s+into\b|update\s+\S+\s+set\b|delete\s+from\b|where\s+\w+\s*(=|like|in)\s*$)`)
+
+// sqlWords are the words one of which every match of sqlRe holds.
+var sqlWords = []string{"select", "insert", "update", "delete", "where"}
+
+// isSQL is sqlRe().MatchString(s), the pattern run only on a string that
+// holds one of sqlWords in any case: it ran on every string literal of
+// every file extracted (express's range: 4 of its 12 ms extracting 60
+// JavaScript files). A string with a byte over ASCII goes to the pattern
+// as it is: (?i) folds 'ſ' to 's' and the Kelvin sign to 'k'.
+func isSQL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return sqlRe().MatchString(s)
+		}
+	}
+	for _, w := range sqlWords {
+		if containsFoldASCII(s, w) {
+			return sqlRe().MatchString(s)
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s holds w (lower-case ASCII) in any
+// ASCII case.
+func containsFoldASCII(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 != w[0] {
+			continue
+		}
+		j := 1
+		for j < len(w) && s[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}
 
 // goRouterImports maps import paths to the framework names of the HTTP
 // routers and CLI libraries the Go extractor recognizes.
@@ -338,7 +379,7 @@ func goSignals(file *ast.File, f *Facts, line func(token.Pos) int) {
 			sql, dynamic := false, false
 			for _, o := range ops {
 				if s, ok := goString(o); ok {
-					if sqlRe().MatchString(s) {
+					if isSQL(s) {
 						sql = true
 					}
 				} else if _, lit := o.(*ast.BasicLit); !lit {
@@ -356,7 +397,7 @@ func goSignals(file *ast.File, f *Facts, line func(token.Pos) int) {
 				if fn == "Fprintf" {
 					arg = x.Args[1]
 				}
-				if s, ok := goString(arg); ok && sqlRe().MatchString(s) && strings.ContainsAny(s, "%") {
+				if s, ok := goString(arg); ok && isSQL(s) && strings.ContainsAny(s, "%") {
 					f.signal(SignalSecurity, line(x.Pos()), "builds SQL with fmt."+fn)
 				}
 			case pkg == "exec" && (fn == "Command" || fn == "CommandContext"):

@@ -283,7 +283,7 @@ func javaSignal(s *tstream, i int, f *Facts) {
 			f.signal(SignalSecurity, x.line, "disables TLS hostname verification ("+x.text+")")
 		}
 	case tString:
-		if sqlRe().MatchString(x.text) && (s.punct(i+1, "+") && !isLiteral(t, i+2) || s.punct(i-1, "+") && !isLiteral(t, i-2) || s.punct(i+1, "+=")) {
+		if isSQL(x.text) && (s.punct(i+1, "+") && !isLiteral(t, i+2) || s.punct(i-1, "+") && !isLiteral(t, i-2) || s.punct(i+1, "+=")) {
 			f.signal(SignalSecurity, x.line, "builds SQL by string concatenation")
 		}
 	}

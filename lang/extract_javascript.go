@@ -700,7 +700,7 @@ func jsSQL(s *tstream, f *Facts) {
 	for i, x := range t {
 		switch x.kind {
 		case tString:
-			if !sqlRe().MatchString(x.text) {
+			if !isSQL(x.text) {
 				continue
 			}
 			if s.punct(i+1, "+") && !isLiteral(t, i+2) || s.punct(i-1, "+") && !isLiteral(t, i-2) || s.punct(i+1, "+=") {
@@ -708,7 +708,7 @@ func jsSQL(s *tstream, f *Facts) {
 			}
 		case tTemplate:
 			tagged := s.isName(i-1) && !jsKeywords[t[i-1].text] || s.punct(i-1, ")") || s.punct(i-1, "]")
-			if x.subst && sqlRe().MatchString(x.text) && !tagged {
+			if x.subst && isSQL(x.text) && !tagged {
 				f.signal(SignalSecurity, x.line, "builds SQL with template interpolation")
 			}
 		}

@@ -771,7 +771,7 @@ func pySignal(s *pyStream, i int, f *Facts) {
 			f.signal(SignalSecurity, x.line, "runs the server in debug mode (debug=True)")
 		}
 	}
-	if x.kind == tString && sqlRe().MatchString(x.text) {
+	if x.kind == tString && isSQL(x.text) {
 		switch {
 		case x.fstr && strings.Contains(x.text, "{"):
 			f.signal(SignalSecurity, x.line, "builds SQL in an f-string")

@@ -159,7 +159,7 @@ func extractRust(p, text string, f *Facts) {
 			}
 		case "format":
 			if s.punct(i+1, "!") && s.punct(i+2, "(") {
-				if v, ok := s.str(i + 3); ok && sqlRe().MatchString(v) && strings.Contains(v, "{") {
+				if v, ok := s.str(i + 3); ok && isSQL(v) && strings.Contains(v, "{") {
 					f.signal(SignalSecurity, x.line, "builds SQL with format!")
 				}
 			}
