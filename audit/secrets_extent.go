@@ -276,7 +276,7 @@ func (r *windowedRule) touchesNear(text string, win window, lits textLiterals, e
 // detector drops it too. Those regexes must have no empty-width assertion,
 // which could match a part of the text where they match nothing in it.
 func (r *windowedRule) quietNear(ctx context.Context, frag fragment, text string, win window, lits textLiterals) bool {
-	if win.end-win.start < longWindow || r.extent == nil || lits.folds != nil {
+	if win.end-win.start < longWindow || r.extent == nil || lits.foldIn(win) {
 		return false
 	}
 	ext := r.extent()

@@ -119,6 +119,11 @@ func TestFastDetectWindowEdges(t *testing.T) {
 		strings.Repeat("line\n", 30) + "password = \"" + fake.DBPassword + "\"\n" + strings.Repeat("tail\n", 30),
 		"ſecret = " + fake.APIKey + "\n",
 		fake.RSAKey + "\n",
+		// Windows holding a fold rune beside windows without one (those
+		// take the occurrences the ASCII search found), and a long one.
+		strings.Repeat("line\n", 40) + "ſecret = " + fake.APIKey + "\n" + strings.Repeat("mid\n", 60) +
+			"github_token = " + fake.GitHub + "\napi_key = " + fake.APIKey + "\n" + strings.Repeat("tail\n", 40) + "a \u212a and a ſ\n",
+		strings.Repeat("x = 1\n", 1000) + "password = \"" + fake.DBPassword + "\"\n" + strings.Repeat("y\n", 500) + "\u212aey = " + fake.APIKey + "\n",
 	} {
 		for _, start := range []int{1, 40} {
 			frag := fragment{Raw: text, FilePath: "edge.env", StartLine: start}
