@@ -247,7 +247,7 @@ func TestRootReadFileBuf(t *testing.T) {
 			if err != nil || string(data) != "abc" {
 				t.Fatalf("short: %q %v", data, err)
 			}
-			if !osRoot && &data[0] != &buf[:1][0] {
+			if !osRoot && r.os == nil && &data[0] != &buf[:1][0] { // r.os: openat2 refused here
 				t.Error("short: not read into the buffer that had room")
 			}
 			data, err = r.ReadFileBuf("long", 1024, buf)
