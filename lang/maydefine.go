@@ -67,14 +67,24 @@ func beforeColon(text string, end int) bool {
 }
 
 // onCommentLine reports whether the line holding text[at] starts, after
-// spaces and tabs, with "//": a comment to its end (or a line of a raw
-// string or of a block comment), where nothing is declared.
+// spaces and tabs, with "//" and holds no '`' or "*/": a comment to its
+// end, or a line inside a raw string or a block comment that does not end
+// there, where nothing is declared. (A raw string's or a block comment's
+// last line can start with "//" and end in a declaration: "// x`; func
+// Name() {}".)
 func onCommentLine(text string, at int) bool {
 	k := strings.LastIndexByte(text[:at], '\n') + 1
 	for k < at && (text[k] == ' ' || text[k] == '\t') {
 		k++
 	}
-	return strings.HasPrefix(text[k:], "//")
+	if !strings.HasPrefix(text[k:], "//") {
+		return false
+	}
+	line := text[k:]
+	if e := strings.IndexByte(line, '\n'); e >= 0 {
+		line = line[:e]
+	}
+	return !strings.Contains(line, "`") && !strings.Contains(line, "*/")
 }
 
 func asciiWordByte(c byte) bool {

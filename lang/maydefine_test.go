@@ -27,6 +27,8 @@ func TestMayDefine(t *testing.T) {
 		{"inside longer words only", "p.go", "package p\n\nfunc PersistentName() {}\nfunc Name2() {}\nvar x_Name = 1\n", "Name", false},
 		{"composite literal keys, labels and comment lines", "p.go", "package p\n\n// Name is not here.\nvar v = T{Name: 1}\nfunc f() {\nName:\n\tfor {}\n\t  // Name.\n}\n", "Name", false},
 		{"a comment after a declaration", "p.go", "package p\n\nvar x = 1 // Name\nfunc Name() {}\n", "Name", true},
+		{"a declaration after a raw string's last line", "p.go", "package p\n\nvar x = `\n// x`; func Name() {}\n", "Name", true},
+		{"a declaration after a block comment's last line", "p.go", "package p\n\n/*\n// x */ func Name() {}\n", "Name", true},
 		{"a declaration after a string holding //", "p.go", "package p\n\nvar u = \"http://x\"; const Name = 1\n", "Name", true},
 		{"variadic type", "p.go", "package p\n\nfunc f(a ...Name) {}\n", "Name", false},
 		{"selector across a line end may be anything", "p.go", "package p\n\nvar v = x.\n\tName\n", "Name", true},
