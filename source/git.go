@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/sync/errgroup"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
 	"github.com/ctxpack/ctxpack/pack"

@@ -200,57 +200,61 @@ func (m *memo[K, V]) reset() {
 	m.answers, m.weight = nil, 0
 }
 
-// tree reads the tree id, once while the memo has room; concurrent reads
-// of one id (the commits of a range are diffed at once) share one read.
-// The entries are shared: callers only read them.
-func (r *Repo) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
-	if entries, ok := r.trees.get(id); ok {
-		return entries, nil
+// readOnce is m's answer for id, else read's, read once: concurrent reads
+// of one id (the commits of a range are diffed at once) share one read,
+// and the memo is looked at again inside it. The answer is kept with the
+// weight read gives it while the memo has room under max (a negative
+// weight: not kept).
+func readOnce[V any](r *Repo, m *memo[ObjectID, V], kind string, id ObjectID, max int, read func() (V, int, error)) (V, error) {
+	if v, ok := m.get(id); ok {
+		return v, nil
 	}
-	v, err, _ := r.reading.Do("tree "+string(id), func() (any, error) {
-		if entries, ok := r.trees.get(id); ok { // read since the look above
-			return entries, nil
+	v, err, _ := r.reading.Do(kind+" "+string(id), func() (any, error) {
+		if v, ok := m.get(id); ok { // read since the look above
+			return v, nil
 		}
-		entries, err := r.b.tree(ctx, id)
+		v, weight, err := read()
 		if err != nil {
 			return nil, err
 		}
-		r.trees.put(id, entries, len(entries), maxMemoTreeEntries)
-		return entries, nil
+		if weight >= 0 {
+			m.put(id, v, weight, max)
+		}
+		return v, nil
 	})
 	if err != nil {
-		return nil, err
+		var zero V
+		return zero, err
 	}
-	return v.([]treeEntry), nil
+	return v.(V), nil
+}
+
+// tree reads the tree id, once while the memo has room (readOnce). The
+// entries are shared: callers only read them.
+func (r *Repo) tree(ctx context.Context, id ObjectID) ([]treeEntry, error) {
+	return readOnce(r, &r.trees, "tree", id, maxMemoTreeEntries, func() ([]treeEntry, int, error) {
+		entries, err := r.b.tree(ctx, id)
+		return entries, len(entries), err
+	})
 }
 
 // blob reads the blob id of a side of a diff, as text, once while the
-// memo has room: a file changed by consecutive commits of a range is read
-// as the new side of one and the old side of the next, and the range's
-// own diff reads its first and last versions again (express: 50 of 427
-// reads); concurrent reads of one id share one read. The text is shared:
-// express's changelog, 120 KB, changed by 13 of 14 commits, was copied
-// four times a commit when each caller had its own bytes.
+// memo has room (readOnce): a file changed by consecutive commits of a
+// range is read as the new side of one and the old side of the next, and
+// the range's own diff reads its first and last versions again (express:
+// 50 of 427 reads). The text is shared: express's changelog, 120 KB,
+// changed by 13 of 14 commits, was copied four times a commit when each
+// caller had its own bytes.
 func (r *Repo) blob(ctx context.Context, id ObjectID) (string, error) {
-	if text, ok := r.blobs.get(id); ok {
-		return text, nil
-	}
-	v, err, _ := r.reading.Do("blob "+string(id), func() (any, error) {
-		if text, ok := r.blobs.get(id); ok { // read since the look above
-			return text, nil
-		}
+	return readOnce(r, &r.blobs, "blob", id, maxMemoBlobBytes, func() (string, int, error) {
 		data, err := r.b.blob(ctx, id)
 		if err != nil {
-			return nil, err
+			return "", 0, err
 		}
-		text := string(data)
-		if len(text) <= maxMemoBlobBytes/64 { // a large blob would crowd the rest out
-			r.blobs.put(id, text, len(text), maxMemoBlobBytes)
+		weight := len(data)
+		if weight > maxMemoBlobBytes/64 {
+			weight = -1 // a large blob would crowd the rest out
 		}
-		return text, nil
+		return string(data), weight, nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return v.(string), nil
 }
