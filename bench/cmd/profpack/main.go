@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,26 +46,14 @@ func main() {
 		opts.MaxContentBytes, opts.MaxFiles, opts.MaxFileBytes = 1e12, 1e9, 1e9
 	}
 	if *cpu != "" {
-		f, err := os.Create(*cpu)
-		if err != nil {
-			fail(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fail(err)
-		}
+		record(*cpu, pprof.StartCPUProfile)
 		defer pprof.StopCPUProfile()
 	}
 	if *peak != "" {
 		go peakProfile(*peak)
 	}
 	if *traceOut != "" {
-		f, err := os.Create(*traceOut)
-		if err != nil {
-			fail(err)
-		}
-		if err := trace.Start(f); err != nil {
-			fail(err)
-		}
+		record(*traceOut, trace.Start)
 		defer trace.Stop()
 	}
 	start := time.Now()
@@ -139,5 +128,17 @@ func peakProfile(file string) {
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// record creates the file at path and starts a recorder writing to it
+// (pprof.StartCPUProfile, trace.Start).
+func record(path string, start func(io.Writer) error) {
+	f, err := os.Create(path)
+	if err != nil {
+		fail(err)
+	}
+	if err := start(f); err != nil {
+		fail(err)
 	}
 }
