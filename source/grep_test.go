@@ -144,9 +144,7 @@ func TestGrepBare(t *testing.T) {
 	g.Write("c.py", "Send()\n")
 	g.Commit("one")
 	bare := filepath.Join(t.TempDir(), "bare.git")
-	if out, err := exec.Command("git", "clone", "-q", "--bare", g.Dir, bare).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	g.Git("clone", "-q", "--bare", g.Dir, bare)
 	r, err := OpenWith(bare, OpenOptions{Backend: BackendCLI})
 	if err != nil {
 		t.Fatal(err)
