@@ -185,6 +185,11 @@ func adversarialCases(fake secrettest.Fake) []advCase {
 	add("kelvin", "a.env", "\u212aey = "+k+"\n")
 	add("long s", "a.env", "\u017fecret = "+k+"\n")
 	add("kelvin in value", "a.env", "key = "+k[:8]+"\u212a"+k[8:]+"\n")
+	// Only the windows holding a fold rune take the rule's whole pattern:
+	// folds beside, before and after plain windows, and in a long one.
+	add("fold far from a plain secret", "a.env", "a \u212a b\n"+strings.Repeat("x\n", 50)+"api_key = "+k+"\n")
+	add("plain window then a fold-spelled one", "a.env", "api_key = "+k+"\n"+strings.Repeat("y\n", 50)+"\u017fecret = "+k+"\n")
+	add("long window, a fold in a value", "a.env", strings.Repeat("q = 1\n", 800)+"key = "+k[:8]+"\u212a"+k[8:]+"\n"+strings.Repeat("z\n", 300)+"password = \""+fake.DBPassword+"\"\n")
 	add("nul", "a.env", "a\x00\nkey = "+k+"\n\x00")
 	add("invalid utf8", "a.env", "\xff\xfekey = "+k+"\xff\n")
 	add("b64 keyword", "a.env", "x = "+b64("aws_secret_access_key="+fake.AWSSecret)+"\n")
