@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"sort"
@@ -142,26 +143,40 @@ func (a *auditor) integrity() {
 
 // schema validates the JSON document the pack bytes hold against the pack
 // schema. Bytes that are exactly the canonical serialization of the pack
-// decoded from them hold the document pack.Document derives from that
+// decoded from them hold the document pack.DocumentParts derives from that
 // pack, strings shared: a large pack is not decoded a second time, into a
-// second copy of its contents. Any other bytes (or a pack Document does not
-// cover) are decoded again for the check.
+// second copy of its contents, and its document is checked in parts, never
+// held whole. Any other bytes (or a pack the document does not cover) are
+// decoded again for the check.
 func (a *auditor) schema() {
-	var doc any
-	if a.canonical {
-		if d, err := pack.Document(a.p); err == nil {
-			doc = d
-		}
-	}
 	var err error
-	if doc != nil {
-		err = schema.ValidatePackDocument(doc)
-	} else {
+	if a.canonical {
+		err = validateDocument(a.p)
+	}
+	if !a.canonical || errors.Is(err, errNotDocumented) {
 		err = schema.ValidatePack(a.data)
 	}
 	if err != nil {
 		a.v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack does not match the pack schema: " + err.Error()})
 	}
+}
+
+var errNotDocumented = errors.New("no document of the pack")
+
+// validateDocument validates the document of p in parts; an error wrapping
+// errNotDocumented when p holds what a document does not cover.
+func validateDocument(p *pack.Pack) error {
+	top, lens, element, err := pack.DocumentParts(p)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errNotDocumented, err)
+	}
+	return schema.ValidatePackParts(top, lens, func(name string, i int) (any, error) {
+		v, err := element(name, i)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errNotDocumented, err)
+		}
+		return v, nil
+	})
 }
 
 // items yields the key files and then the other contents of p, in place:

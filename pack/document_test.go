@@ -99,7 +99,8 @@ func TestDocumentRefuses(t *testing.T) {
 }
 
 // FuzzDocument: for any pack a document decodes to, Document of that pack
-// is the decode of its canonical serialization.
+// (and DocumentParts, put together) is the decode of its canonical
+// serialization.
 func FuzzDocument(f *testing.F) {
 	for _, v := range documentPacks(f) {
 		if p, ok := v.(*Pack); ok && p != nil {
@@ -122,8 +123,12 @@ func FuzzDocument(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := decodedDocument(t, &p); !reflect.DeepEqual(got, want) {
+		want := decodedDocument(t, &p)
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Document:\n got  %#v\n want %#v", got, want)
+		}
+		if parts, _ := documentFromParts(t, &p); !reflect.DeepEqual(any(parts), want) {
+			t.Fatalf("DocumentParts put together:\n got  %#v\n want %#v", parts, want)
 		}
 	})
 }
@@ -143,5 +148,56 @@ func BenchmarkDocument(b *testing.B) {
 		if _, err := Document(p); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// documentFromParts is the document DocumentParts gives of p, its arrays
+// put back from their elements.
+func documentFromParts(t testing.TB, p *Pack) (doc map[string]any, lens map[string]int) {
+	t.Helper()
+	top, lens, element, err := DocumentParts(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = map[string]any{}
+	for k, v := range top {
+		doc[k] = v
+	}
+	for name, n := range lens {
+		if _, ok := top[name]; ok {
+			t.Fatalf("%s is both in top and in parts", name)
+		}
+		a := make([]any, n)
+		for i := range a {
+			if a[i], err = element(name, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		doc[name] = a
+	}
+	return doc, lens
+}
+
+// TestDocumentPartsIsTheDocument: the top of DocumentParts with each array
+// put back from its elements is Document of the pack.
+func TestDocumentPartsIsTheDocument(t *testing.T) {
+	for name, v := range documentPacks(t) {
+		p, ok := v.(*Pack)
+		if !ok || p == nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			got, lens := documentFromParts(t, p)
+			want, err := Document(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(any(got), want) {
+				t.Fatalf("DocumentParts put together:\n got  %#v\n want %#v", got, want)
+			}
+			if name == "full" && lens["contents"] != 1 {
+				t.Fatalf("lens = %v: the contents are not given in parts", lens)
+			}
+		})
 	}
 }

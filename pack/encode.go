@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -244,17 +245,57 @@ func isZero(v reflect.Value) bool {
 // bytes, a string that is not UTF-8) it returns an error, and the caller
 // decodes the bytes instead.
 func Document(v any) (any, error) {
-	d := documenter{checked: map[reflect.Type]error{}, fields: map[reflect.Type][]docField{}}
-	return d.value(reflect.ValueOf(v))
+	return documentOf(reflect.ValueOf(v))
+}
+
+// DocumentParts is Document(p) in parts, for checking a large pack's
+// document without all of it at once (schema.ValidatePackParts): top is
+// the document of p with every non-empty slice field left out, lens has
+// each such field's length under its JSON name, and element(name, i) is
+// the document of its i-th element, made when asked for, from any
+// goroutine.
+func DocumentParts(p *Pack) (top map[string]any, lens map[string]int, element func(name string, i int) (any, error), err error) {
+	rv := reflect.ValueOf(p).Elem()
+	shell := reflect.New(rv.Type()).Elem()
+	shell.Set(rv)
+	info := documentType(rv.Type())
+	if info.err != nil {
+		return nil, nil, nil, info.err
+	}
+	lens = map[string]int{}
+	slices := map[string]reflect.Value{}
+	for _, f := range info.fields {
+		if fv := rv.Field(f.index); fv.Kind() == reflect.Slice && fv.Len() > 0 {
+			lens[f.tag.name] = fv.Len()
+			slices[f.tag.name] = fv
+			shell.Field(f.index).SetZero()
+		}
+	}
+	doc, err := documentOf(shell)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	top = doc.(map[string]any)
+	for name := range lens {
+		delete(top, name)
+	}
+	element = func(name string, i int) (any, error) {
+		return documentOf(slices[name].Index(i))
+	}
+	return top, lens, element, nil
 }
 
 var textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 
-// documenter derives documents, checking each type it meets once.
-type documenter struct {
-	checked map[reflect.Type]error
-	fields  map[reflect.Type][]docField
+// docType is what Document needs of a type, found once per process (types
+// do not change; encoding/json caches the same way): whether Document
+// covers its values (not their elements), and a struct's fields.
+type docType struct {
+	err    error
+	fields []docField
 }
+
+var docTypes sync.Map // reflect.Type → *docType
 
 type docField struct {
 	index int
@@ -281,46 +322,49 @@ func fieldsOf(t reflect.Type) ([]docField, error) {
 	return fs, nil
 }
 
-// check says whether Document covers values of t (not their elements).
-func (d *documenter) check(t reflect.Type) error {
-	err, ok := d.checked[t]
-	if ok {
-		return err
+// documentType says whether Document covers values of t, and lists a
+// struct's fields.
+func documentType(t reflect.Type) *docType {
+	if d, ok := docTypes.Load(t); ok {
+		return d.(*docType)
 	}
+	d := &docType{}
 	switch {
 	case implementsMarshaler(t) || t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType):
-		err = fmt.Errorf("document: %s serializes itself", t)
+		d.err = fmt.Errorf("document: %s serializes itself", t)
 	case t.Kind() == reflect.Struct && !streamable(t):
-		err = fmt.Errorf("document: %s has fields encoding/json treats specially", t)
+		d.err = fmt.Errorf("document: %s has fields encoding/json treats specially", t)
 	case t.Kind() == reflect.Struct:
-		d.fields[t], err = fieldsOf(t)
+		d.fields, d.err = fieldsOf(t)
 	case t.Kind() == reflect.Map && t.Key().Kind() != reflect.String:
-		err = fmt.Errorf("document: %s has keys that are not strings", t)
+		d.err = fmt.Errorf("document: %s has keys that are not strings", t)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
-		err = fmt.Errorf("document: %s is written as base64", t)
+		d.err = fmt.Errorf("document: %s is written as base64", t)
 	}
-	d.checked[t] = err
-	return err
+	actual, _ := docTypes.LoadOrStore(t, d)
+	return actual.(*docType)
 }
 
-func (d *documenter) value(v reflect.Value) (any, error) {
+// documentOf is the document of v; see Document.
+func documentOf(v reflect.Value) (any, error) {
 	if !v.IsValid() {
 		return nil, nil
 	}
 	t := v.Type()
-	if err := d.check(t); err != nil {
-		return nil, err
+	info := documentType(t)
+	if info.err != nil {
+		return nil, info.err
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil, nil
 		}
-		return d.value(v.Elem())
+		return documentOf(v.Elem())
 	case reflect.Struct:
 		// A map sized to the fields written, not to all: a large pack
 		// has thousands of these at once, most fields omitted.
-		fs := d.fields[t]
+		fs := info.fields
 		n := 0
 		for _, f := range fs {
 			if !f.tag.omitted(v.Field(f.index)) {
@@ -333,7 +377,7 @@ func (d *documenter) value(v reflect.Value) (any, error) {
 			if f.tag.omitted(fv) {
 				continue
 			}
-			doc, err := d.value(fv)
+			doc, err := documentOf(fv)
 			if err != nil {
 				return nil, err
 			}
@@ -350,7 +394,7 @@ func (d *documenter) value(v reflect.Value) (any, error) {
 			if !utf8.ValidString(k) {
 				return nil, fmt.Errorf("document: a key of %s is not UTF-8", t)
 			}
-			doc, err := d.value(it.Value())
+			doc, err := documentOf(it.Value())
 			if err != nil {
 				return nil, err
 			}
@@ -365,7 +409,7 @@ func (d *documenter) value(v reflect.Value) (any, error) {
 	case reflect.Array:
 		a := make([]any, v.Len())
 		for i := range a {
-			doc, err := d.value(v.Index(i))
+			doc, err := documentOf(v.Index(i))
 			if err != nil {
 				return nil, err
 			}

@@ -161,6 +161,11 @@ func TestValidatorsAgree(t *testing.T) {
 				if (got == nil) != (want == nil) {
 					t.Fatalf("%s, mutation %d: this validator says %v, the reference %v\n%s", f, i, got, want, mutated)
 				}
+				if m, ok := doc.(map[string]any); ok && tc.url == "pack.schema.json" {
+					if parts := validateInParts(m); (parts == nil) != (want == nil) {
+						t.Fatalf("%s, mutation %d: in parts this validator says %v, the reference %v\n%s", f, i, parts, want, mutated)
+					}
+				}
 				if i == 0 && got != nil {
 					t.Fatalf("%s does not match %s: %v", f, tc.url, got)
 				}
@@ -173,4 +178,18 @@ func TestValidatorsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// validateInParts checks a pack document by ValidatePackParts: each
+// non-empty array at its top level given element by element.
+func validateInParts(doc map[string]any) error {
+	top, lens := map[string]any{}, map[string]int{}
+	for k, v := range doc {
+		if a, ok := v.([]any); ok && len(a) > 0 {
+			lens[k] = len(a)
+		} else {
+			top[k] = v
+		}
+	}
+	return ValidatePackParts(top, lens, func(name string, i int) (any, error) { return doc[name].([]any)[i], nil })
 }

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,60 @@ func TestValidatePackDocumentAgrees(t *testing.T) {
 	}
 	if ValidatePack(valid) != nil || ValidatePackDocument(nil) == nil {
 		t.Fatal("the valid pack fails, or a null document passes: the cases test nothing")
+	}
+}
+
+// TestValidatePackPartsSplitsTheArrays: the pack's four large arrays are
+// checked element by element, and of several failing elements the error
+// names the first, in name then index order, on every run.
+func TestValidatePackPartsSplitsTheArrays(t *testing.T) {
+	split, err := packSplit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"changes", "contents", "file_index", "key_files"} {
+		if split[name] == nil {
+			t.Fatalf("%s is not checked element by element (split: %v)", name, slices.Sorted(maps.Keys(split)))
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := validateInParts(doc); err != nil {
+		t.Fatalf("the valid pack fails in parts: %v", err)
+	}
+	doc["key_files"].([]any)[1].(map[string]any)["role"] = "boss"
+	doc["file_index"].([]any)[3].(map[string]any)["zz_unknown"] = 1
+	doc["file_index"].([]any)[2].(map[string]any)["zz_unknown"] = 1
+	for range 20 {
+		err := validateInParts(doc)
+		if err == nil || !strings.Contains(err.Error(), "/file_index/2:") {
+			t.Fatalf("err = %v, want the first failing element, /file_index/2", err)
+		}
+	}
+}
+
+// TestValidatePackPartsWholeArray: a property the schema does not let be
+// checked element by element is put back whole: an array where an object
+// must be fails.
+func TestValidatePackPartsWholeArray(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	source := doc["source"]
+	delete(doc, "source")
+	err = ValidatePackParts(doc, map[string]int{"source": 1}, func(string, int) (any, error) { return source, nil })
+	if err == nil || !strings.Contains(err.Error(), "source") {
+		t.Fatalf("err = %v, want source refused as an array", err)
 	}
 }
