@@ -686,7 +686,7 @@ func Finalize(p *Pack) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeHint(p)))
+	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeBound(p)))
 	s := newStreamer(io.MultiWriter(buf, tc))
 	rv := reflect.ValueOf(p).Elem()
 	idSpan, budgetSpan, err := serializeFields(s, rv, buf)
@@ -767,25 +767,6 @@ func reserializeField(data []byte, rv reflect.Value, i int, span [2]int) ([]byte
 		return nil, span, fmt.Errorf("serialize: %w", err)
 	}
 	return slices.Replace(data, span[0], span[1], seg.Bytes()...), [2]int{span[0], span[0] + seg.Len()}, nil
-}
-
-// serializedSizeHint is a little over the size of p's serialization: its
-// contents and diffs with their escapes, a share for each item and listed
-// file, and the rest. Too small, the buffer grows once at the end and holds
-// the pack twice for a moment (10,000 files: +40 MB of peak RSS); too
-// large, its unused capacity is heap the collector counts (10,000 files:
-// a third over, +12 MB of live heap at the audit's peak).
-func serializedSizeHint(p *Pack) int {
-	n := 16 << 10
-	for _, list := range [][]Item{p.KeyFiles, p.Contents} {
-		for _, it := range list {
-			n += len(it.Content) + len(it.Content)/4 + 1<<10
-		}
-	}
-	for _, c := range p.Changes {
-		n += len(c.Diff) + len(c.Diff)/4 + 1<<10
-	}
-	return n + len(p.FileIndex)*512
 }
 
 // RuneCount is utf8.RuneCount(p), the same count (an invalid byte counts as
