@@ -8,6 +8,7 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
+	github.com/go-json-experiment/json v1.27.2
 	github.com/gofrs/flock v0.13.2
 	github.com/google/go-github/v60 v60.0.0
 	github.com/google/jsonschema-go v0.4.3

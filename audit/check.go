@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -47,7 +46,7 @@ func PackDecoded(ctx context.Context, data []byte, in Input) (*Verdict, *pack.Pa
 	}
 	v := NewVerdict()
 	var p pack.Pack
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := pack.Unmarshal(data, &p); err != nil {
 		// One failure: the schema check of bytes that are not a JSON
 		// document says the same thing again.
 		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack is not a JSON pack document: " + err.Error()})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -51,7 +50,7 @@ func runRead(io ioStreams, opts *readOptions) error {
 		return fmt.Errorf("read pack: %w", err)
 	}
 	var p pack.Pack
-	if err := json.Unmarshal(data, &p); err != nil {
+	if err := pack.Unmarshal(data, &p); err != nil {
 		return usageErr("%s is not a pack: %v", name, err)
 	}
 	recordFile := opts.recordFile

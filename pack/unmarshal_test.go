@@ -1,0 +1,68 @@
+package pack
+
+import (
+	"encoding/json"
+	"reflect"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"testing"
+)
+
+// unmarshalCases are bytes where the strict decoder and encoding/json could
+// part: what each case holds, encoding/json's value must come out.
+var unmarshalCases = []string{
+	`{"pack_id":"pk_x","contents":[{"path":"a","content":"x\n\u00e9\ud83d\ude00"}]}`,
+	`{"Pack_ID":"pk_x"}`,                            // another case: encoding/json matches it
+	`{"pack_id":"a","pack_id":"b"}`,                 // twice: encoding/json keeps the last
+	`{"contents":[{"content":"\ud800x"}]}`,          // a lone surrogate: U+FFFD
+	"{\"contents\":[{\"content\":\"\xff\"}]}",       // invalid UTF-8: U+FFFD
+	`{"zz_unknown":1,"type":"full"}`,                // an unknown member: ignored
+	`{"budget":{"used_chars":1.5}}`,                 // not an integer: an error
+	`{"budget":null,"file_index":null,"type":null}`, // nulls
+	`{"metadata":{"exclusions_by_reason":{"binary":2}}}`,
+	`{"contents":[{"distance":3,"original_size_bytes":7,"score":0.30000000000000004}]} `,
+	`{"type":"full"} x`, // trailing data: an error
+	`[]`,
+}
+
+// checkUnmarshal fails when Unmarshal and encoding/json's Unmarshal disagree
+// on data: the error, or the value.
+func checkUnmarshal(t *testing.T, data []byte) {
+	t.Helper()
+	var got, want Pack
+	gotErr, wantErr := Unmarshal(data, &got), json.Unmarshal(data, &want)
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("%q: Unmarshal says %v, encoding/json %v", data, gotErr, wantErr)
+	}
+	if gotErr == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n Unmarshal     %#v\n encoding/json %#v", data, got, want)
+	}
+}
+
+func TestUnmarshalIsEncodingJSON(t *testing.T) {
+	for _, c := range unmarshalCases {
+		checkUnmarshal(t, []byte(c))
+	}
+	for name, p := range goldenPacks(t) {
+		data, err := Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The fast way, not the fallback, decodes what Marshal writes.
+		var got Pack
+		if err := jsonv2.Unmarshal(data, &got, jsonv2.RejectUnknownMembers(true)); err != nil {
+			t.Fatalf("%s: the strict decoder refuses a canonical pack: %v", name, err)
+		}
+		checkUnmarshal(t, data)
+	}
+}
+
+// FuzzUnmarshal: on any bytes, Unmarshal gives what encoding/json gives.
+func FuzzUnmarshal(f *testing.F) {
+	for _, c := range unmarshalCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkUnmarshal(t, data)
+	})
+}
