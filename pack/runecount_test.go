@@ -46,3 +46,23 @@ func TestCountTokensOf(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRuneCount: RuneCount is utf8.RuneCount on any bytes.
+func FuzzRuneCount(f *testing.F) {
+	for _, s := range []string{"", "héllo → 世界 🙂 and more ascii", "a\xffb\x80\x80", "abc\xe2\x82", "\xed\xa0\x80 0123456789"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		if got, want := RuneCount(p), utf8.RuneCount(p); got != want {
+			t.Fatalf("RuneCount(%q) = %d, want %d", p, got, want)
+		}
+	})
+}
+
+func BenchmarkRuneCount(b *testing.B) {
+	p := []byte(strings.Repeat("func main() { fmt.Println(\"héllo\") }\n", 1<<15))
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		RuneCount(p)
+	}
+}
