@@ -2,8 +2,10 @@ package pack
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -199,5 +201,35 @@ func TestDocumentPartsIsTheDocument(t *testing.T) {
 				t.Fatalf("lens = %v: the contents are not given in parts", lens)
 			}
 		})
+	}
+}
+
+// TestStringsIsTheSerialization: Strings lists the strings of the decoded
+// serialization, in its order, whether Document covers the value or not
+// (a string that is not UTF-8 is serialized as U+FFFD).
+func TestStringsIsTheSerialization(t *testing.T) {
+	values := documentPacks(t)
+	values["not UTF-8"] = &Pack{PackID: "pk_\xff", FileIndex: []IndexEntry{{Path: "a\xfe.go"}}}
+	for name, v := range values {
+		var want []string
+		var walk func(any)
+		walk = func(n any) {
+			switch n := n.(type) {
+			case string:
+				want = append(want, n)
+			case []any:
+				for _, e := range n {
+					walk(e)
+				}
+			case map[string]any:
+				for _, k := range slices.Sorted(maps.Keys(n)) {
+					walk(n[k])
+				}
+			}
+		}
+		walk(decodedDocument(t, v))
+		if got := Strings(v); !slices.Equal(got, want) {
+			t.Errorf("%s: Strings = %q, want %q", name, got, want)
+		}
 	}
 }

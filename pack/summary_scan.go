@@ -178,13 +178,18 @@ func (b *builder) auditFields(p *Pack) ([]string, error) {
 // Strings lists every string value of v in JSON document order with object
 // keys sorted: the order in which the audit scans a pack's other fields.
 func Strings(v any) []string {
-	data, err := json.Marshal(v)
+	// Document is the decode of the serialization, without serializing
+	// (the file index of a large pack is MBs); what it does not cover is
+	// serialized and decoded.
+	tree, err := Document(v)
 	if err != nil {
-		return nil
-	}
-	var tree any
-	if err := json.Unmarshal(data, &tree); err != nil {
-		return nil
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		if err := json.Unmarshal(data, &tree); err != nil {
+			return nil
+		}
 	}
 	var out []string
 	var walk func(any)
