@@ -181,7 +181,8 @@ func TestValidatorsAgree(t *testing.T) {
 }
 
 // validateInParts checks a pack document by ValidatePackParts: each
-// non-empty array at its top level given element by element.
+// non-empty array at its top level given element by element, and checked
+// so however few its elements.
 func validateInParts(doc map[string]any) error {
 	top, lens := map[string]any{}, map[string]int{}
 	for k, v := range doc {
@@ -191,5 +192,5 @@ func validateInParts(doc map[string]any) error {
 			top[k] = v
 		}
 	}
-	return ValidatePackParts(top, lens, func(name string, i int) (any, error) { return doc[name].([]any)[i], nil })
+	return validatePackParts(top, lens, func(name string, i int) (any, error) { return doc[name].([]any)[i], nil }, 1)
 }

@@ -11,6 +11,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// splitMin is the fewest elements ValidatePackParts checks one by one: the
+// element schema costs a compilation (~2 ms), which a small pack's whole
+// document does not.
+const splitMin = 512
+
 // ValidatePackParts is ValidatePackDocument of the pack document top with,
 // under each name in lens, an array of lens[name] elements, the i-th being
 // element(name, i): the same verdict, without the whole document at once.
@@ -23,38 +28,46 @@ import (
 // That is the whole document's verdict only where the pack schema says
 // nothing of such an array but its type and its items' schema, and nothing
 // at the top level can look inside it (no applicator besides properties):
-// splitSchemas finds where; any other array is put back whole into top.
-// When several elements fail, the error is the first one's, in name then
-// index order.
+// splitSchema finds where; any other array, and every array of a pack with
+// fewer than splitMin elements in all, is put back whole into top. When
+// several elements fail, the error is the first one's, in name then index
+// order.
 func ValidatePackParts(top map[string]any, lens map[string]int, element func(name string, i int) (any, error)) error {
+	return validatePackParts(top, lens, element, splitMin)
+}
+
+func validatePackParts(top map[string]any, lens map[string]int, element func(name string, i int) (any, error), splitMin int) error {
 	s, err := compile("pack.schema.json")
 	if err != nil {
 		return err
 	}
-	split, err := packSplit()
-	if err != nil {
-		return err
+	names := make([]string, 0, len(lens))
+	total := 0
+	for name, n := range lens {
+		names = append(names, name)
+		total += n
+	}
+	slices.Sort(names)
+	var split *splitPack
+	if total >= splitMin {
+		if split, err = packSplit(); err != nil {
+			return err
+		}
 	}
 	type array struct {
 		name  string
 		start int // index of its first element among all split elements
-		items *jsonschema.Resolved
 	}
 	var arrays []array
-	total := 0
-	names := make([]string, 0, len(lens))
-	for name := range lens {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	doc := make(map[string]any, len(top)+len(lens))
 	for k, v := range top {
 		doc[k] = v
 	}
+	total = 0
 	for _, name := range names {
-		if items := split[name]; items != nil {
+		if split != nil && split.names[name] {
 			doc[name] = []any{}
-			arrays = append(arrays, array{name, total, items})
+			arrays = append(arrays, array{name, total})
 			total += lens[name]
 			continue
 		}
@@ -95,7 +108,9 @@ func ValidatePackParts(top map[string]any, lens map[string]int, element func(nam
 		if err != nil {
 			return err
 		}
-		if err := a.items.Validate(v); err != nil {
+		// The element alone under its array's name: the element schema
+		// checks it against that array's items.
+		if err := split.elements.Validate(map[string]any{a.name: v}); err != nil {
 			return fmt.Errorf("does not match pack.schema.json: /%s/%d: %w", a.name, i, err)
 		}
 		return nil
@@ -122,46 +137,57 @@ func ValidatePackParts(top map[string]any, lens map[string]int, element func(nam
 	return failure
 }
 
-var packSplit = sync.OnceValues(func() (map[string]*jsonschema.Resolved, error) {
-	return splitSchemas("pack.schema.json")
+// splitPack is what checking a pack's arrays element by element takes.
+type splitPack struct {
+	// names are the top-level arrays whose elements are checked one by one.
+	names map[string]bool
+	// elements is an object schema whose property of each such name is
+	// its array's items schema: {name: element} is valid exactly when the
+	// element is.
+	elements *jsonschema.Resolved
+}
+
+var packSplit = sync.OnceValues(func() (*splitPack, error) {
+	return splitSchema("pack.schema.json")
 })
 
-// splitSchemas compiles, for each top-level property of the schema file url
-// whose elements can be checked one by one, the schema an element must
-// match. That is a property whose schema is {"type": "array", "items": X}
-// and nothing else, under a root schema no other keyword of which reaches
-// into a property (only type, required, additionalProperties, properties,
-// $defs and annotations): the array is valid exactly when each element
-// matches X. The element schema is X under a root that has the file's $defs
-// (and its $id), for X's references.
-func splitSchemas(url string) (map[string]*jsonschema.Resolved, error) {
+// splitSchema finds the top-level properties of the schema file url whose
+// elements can be checked one by one, and compiles the schema that checks
+// them. Such a property's schema is {"type": "array", "items": X} and
+// nothing else, under a root schema no other keyword of which reaches into
+// a property (only type, required, additionalProperties, properties, $defs
+// and annotations): the array is valid exactly when each element matches
+// X. The element schema has the file's $defs (and its $id), for X's
+// references, and each such property with its X.
+func splitSchema(url string) (*splitPack, error) {
 	build, ok := decodedSchemas[url]
 	if !ok {
 		return nil, fmt.Errorf("schema %s: not among the schema files", url)
 	}
 	root := build()
+	split := &splitPack{names: map[string]bool{}}
 	rest := *root
 	rest.Schema, rest.ID, rest.Title, rest.Description = "", "", "", ""
 	rest.Type, rest.Required, rest.AdditionalProperties, rest.Properties, rest.Defs = "", nil, nil, nil, nil
 	if !reflect.ValueOf(rest).IsZero() {
-		return nil, nil
+		return split, nil
 	}
-	split := map[string]*jsonschema.Resolved{}
+	elements := &jsonschema.Schema{Schema: root.Schema, ID: root.ID, Defs: root.Defs, Properties: map[string]*jsonschema.Schema{}}
 	for name, prop := range root.Properties {
 		only := *prop
 		only.Type, only.Items = "", nil
 		if prop.Type != "array" || prop.Items == nil || !reflect.ValueOf(only).IsZero() {
 			continue
 		}
-		// A fresh copy of the file for each: a schema is resolved once.
-		fresh := build()
-		element := &jsonschema.Schema{Schema: fresh.Schema, ID: fresh.ID, Defs: fresh.Defs,
-			AllOf: []*jsonschema.Schema{fresh.Properties[name].Items}}
-		r, err := element.Resolve(nil)
-		if err != nil {
-			return nil, fmt.Errorf("schema %s: the items of %s: %w", url, name, err)
-		}
-		split[name] = r
+		split.names[name] = true
+		elements.Properties[name] = prop.Items
+	}
+	if len(split.names) == 0 {
+		return split, nil
+	}
+	var err error
+	if split.elements, err = elements.Resolve(nil); err != nil {
+		return nil, fmt.Errorf("schema %s: the element schema: %w", url, err)
 	}
 	return split, nil
 }

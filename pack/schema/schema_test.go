@@ -67,8 +67,8 @@ func TestValidatePackPartsSplitsTheArrays(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"changes", "contents", "file_index", "key_files"} {
-		if split[name] == nil {
-			t.Fatalf("%s is not checked element by element (split: %v)", name, slices.Sorted(maps.Keys(split)))
+		if !split.names[name] {
+			t.Fatalf("%s is not checked element by element (split: %v)", name, slices.Sorted(maps.Keys(split.names)))
 		}
 	}
 	data, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
