@@ -17,9 +17,9 @@ import (
 	"unsafe"
 
 	"github.com/zricethezav/gitleaks/v8/detect"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/internal/workers"
 	"github.com/ctxpack/ctxpack/pack"
 )
 
@@ -321,29 +321,25 @@ func sortedLines(lines []pack.Line) []pack.Line {
 // The first error cancels the rest and is returned.
 func (s *Scanner) ScanAll(ctx context.Context, items []ScanItem) ([]pack.Finding, error) {
 	results := make([][]pack.Finding, len(items))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.NumCPU())
-	for i := range items {
-		g.Go(func() error {
-			it := items[i]
-			var fs []pack.Finding
-			var err error
+	err := workers.Each(ctx, len(items), runtime.NumCPU(), func(ctx context.Context, i int) error {
+		it := items[i]
+		var fs []pack.Finding
+		var err error
+		if it.Commit != "" {
+			fs, err = s.ScanCommit(ctx, it.Commit, it.Path, it.Lines)
+		} else {
+			fs, err = s.Scan(ctx, it.Path, it.Content)
+		}
+		if err != nil {
 			if it.Commit != "" {
-				fs, err = s.ScanCommit(gctx, it.Commit, it.Path, it.Lines)
-			} else {
-				fs, err = s.Scan(gctx, it.Path, it.Content)
+				return fmt.Errorf("scan %s in %s: %w", it.Path, it.Commit, err)
 			}
-			if err != nil {
-				if it.Commit != "" {
-					return fmt.Errorf("scan %s in %s: %w", it.Path, it.Commit, err)
-				}
-				return fmt.Errorf("scan %s: %w", it.Path, err)
-			}
-			results[i] = fs
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+			return fmt.Errorf("scan %s: %w", it.Path, err)
+		}
+		results[i] = fs
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	var out []pack.Finding

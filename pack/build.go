@@ -6,14 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/ctxpack/ctxpack/lang"
 	"runtime"
 	"sort"
 	"strings"
 
+	"github.com/ctxpack/ctxpack/internal/workers"
+	"github.com/ctxpack/ctxpack/lang"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/go-git/go-git/v5/plumbing"
-	"golang.org/x/sync/errgroup"
 )
 
 // Key-file limits of seed 000.
@@ -381,17 +381,14 @@ func (b *builder) examineAll(ctx context.Context) error {
 			order = append(order, i)
 		}
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.NumCPU())
-	for _, i := range order {
-		g.Go(func() error {
-			f := &b.snap.Files[i]
-			e, err := b.examine(gctx, f, b.lazyScan && !changed[f.Path])
-			b.entries[i] = e
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
+	err := workers.Each(ctx, len(order), runtime.NumCPU(), func(ctx context.Context, k int) error {
+		i := order[k]
+		f := &b.snap.Files[i]
+		e, err := b.examine(ctx, f, b.lazyScan && !changed[f.Path])
+		b.entries[i] = e
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	for _, e := range b.entries {
@@ -519,16 +516,16 @@ func (b *builder) scanEntry(ctx context.Context, e *entry) error {
 
 // scanEntries scans the pending entries of es, spread over the cores.
 func (b *builder) scanEntries(ctx context.Context, es []*entry) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.NumCPU())
+	var pending []*entry
 	for _, e := range es {
-		if e == nil || !e.pending {
-			continue
+		if e != nil && e.pending {
+			e.pending = false
+			pending = append(pending, e)
 		}
-		e.pending = false
-		g.Go(func() error { return b.prepareContent(gctx, e) })
 	}
-	return g.Wait()
+	return workers.Each(ctx, len(pending), runtime.NumCPU(), func(ctx context.Context, i int) error {
+		return b.prepareContent(ctx, pending[i])
+	})
 }
 
 // truncated is the text of e its item starts from, before redaction:
