@@ -430,3 +430,39 @@ func TestResolveWholeIDs(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestWorktreeUnmergedListedOnce: a path with a merge conflict has an
+// index entry per stage; the work tree lists it once, with what is on
+// disk, beside the files around it, on each backend.
+func TestWorktreeUnmergedListedOnce(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	g.Write("conflict.txt", "base\n")
+	g.Write("z.txt", "z\n")
+	g.Commit("base")
+	g.Git("checkout", "-q", "-b", "other")
+	g.Write("conflict.txt", "other\n")
+	g.Commit("other")
+	g.Git("checkout", "-q", "main")
+	g.Write("conflict.txt", "main\n")
+	g.Commit("main")
+	if _, err := g.TryGit(nil, "merge", "-q", "other"); err == nil {
+		t.Fatal("the merge did not conflict: the test tests nothing")
+	}
+	if stages := g.Git("ls-files", "-s", "conflict.txt"); strings.Count(stages, "\n") < 2 {
+		t.Fatalf("conflict.txt has no stages: %q", stages)
+	}
+	for name, r := range openEach(t, g.Dir) {
+		snap, err := r.Worktree(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := strings.Join(paths(snap.Files), ","); got != "a.txt,conflict.txt,z.txt" {
+			t.Fatalf("%s: files = %s", name, got)
+		}
+		data, err := fileByPath(t, snap.Files, "conflict.txt").Read(context.Background())
+		if err != nil || !strings.Contains(string(data), "<<<<<<<") {
+			t.Fatalf("%s: conflict.txt reads %q, %v: want the conflict on disk", name, data, err)
+		}
+	}
+}
