@@ -213,15 +213,23 @@ func mayDecode(text string) bool {
 // mayHoldUnicodeEscape reports whether text holds "U+" and four hex digits,
 // or a backslash, 'u' or 'U' and four hex digits.
 func mayHoldUnicodeEscape(text string) bool {
-	for i := 0; i+5 < len(text); i++ {
-		c := text[i]
-		if (c == 'U' && text[i+1] == '+') || (c == '\\' && (text[i+1] == 'u' || text[i+1] == 'U')) {
-			if isHexDigit(text[i+2]) && isHexDigit(text[i+3]) && isHexDigit(text[i+4]) && isHexDigit(text[i+5]) {
+	// Each prefix's first byte found by IndexByte (a vector search), not a
+	// test a byte: a scan asks this of every file.
+	escapeAt := func(first byte, second string) bool {
+		for i := 0; i+5 < len(text); i++ {
+			j := strings.IndexByte(text[i:len(text)-5], first)
+			if j < 0 {
+				return false
+			}
+			i += j
+			if strings.IndexByte(second, text[i+1]) >= 0 &&
+				isHexDigit(text[i+2]) && isHexDigit(text[i+3]) && isHexDigit(text[i+4]) && isHexDigit(text[i+5]) {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	return escapeAt('\\', "uU") || escapeAt('U', "+")
 }
 
 func isHexDigit(c byte) bool {
@@ -229,10 +237,15 @@ func isHexDigit(c byte) bool {
 }
 
 // isB64Class is the decoder's base64 class [\w\/+-].
-func isB64Class(c byte) bool {
-	return c == '_' || c == '/' || c == '+' || c == '-' ||
-		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
+func isB64Class(c byte) bool { return b64Class[c] }
+
+var b64Class = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '_' || c == '/' || c == '+' || c == '-' ||
+			'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
 
 func classRun(text string, i int) int {
 	j := i

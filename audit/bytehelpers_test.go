@@ -1,0 +1,70 @@
+package audit
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The byte loops the scan's helpers were written as: what each must
+// answer.
+func isASCIILoop(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func mayHoldUnicodeEscapeLoop(text string) bool {
+	for i := 0; i+5 < len(text); i++ {
+		c := text[i]
+		if (c == 'U' && text[i+1] == '+') || (c == '\\' && (text[i+1] == 'u' || text[i+1] == 'U')) {
+			if isHexDigit(text[i+2]) && isHexDigit(text[i+3]) && isHexDigit(text[i+4]) && isHexDigit(text[i+5]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isB64ClassTest(c byte) bool {
+	return c == '_' || c == '/' || c == '+' || c == '-' ||
+		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func checkByteHelpers(t *testing.T, s string) {
+	t.Helper()
+	if got, want := isASCII(s), isASCIILoop(s); got != want {
+		t.Fatalf("isASCII(%q) = %v, want %v", s, got, want)
+	}
+	if got, want := mayHoldUnicodeEscape(s), mayHoldUnicodeEscapeLoop(s); got != want {
+		t.Fatalf("mayHoldUnicodeEscape(%q) = %v, want %v", s, got, want)
+	}
+}
+
+// TestByteHelpersAreTheLoops: the word-at-a-time, vector-search and table
+// forms answer what the byte loops do.
+func TestByteHelpersAreTheLoops(t *testing.T) {
+	for c := range 256 {
+		if isB64Class(byte(c)) != isB64ClassTest(byte(c)) {
+			t.Fatalf("isB64Class(%q) = %v", byte(c), isB64Class(byte(c)))
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "U+\\uaF09g x\xc3\xa9\x80"
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		checkByteHelpers(t, string(b))
+	}
+}
+
+func FuzzByteHelpers(f *testing.F) {
+	for _, s := range []string{"", "U+00e9 x", `a\u00E9`, "\\Uffff", "abcdefgh\xff", "U+12", "\\u12345"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkByteHelpers)
+}
