@@ -263,11 +263,14 @@ func DocumentParts(p *Pack) (top map[string]any, lens map[string]int, element fu
 		return nil, nil, nil, info.err
 	}
 	lens = map[string]int{}
-	slices := map[string]reflect.Value{}
+	arrays := map[string]reflect.Value{}
 	for _, f := range info.fields {
-		if fv := rv.Field(f.index); fv.Kind() == reflect.Slice && fv.Len() > 0 {
+		// A slice Document refuses ([]byte) stays in top, which then
+		// fails as Document does.
+		fv := rv.Field(f.index)
+		if fv.Kind() == reflect.Slice && fv.Len() > 0 && documentType(fv.Type()).err == nil {
 			lens[f.tag.name] = fv.Len()
-			slices[f.tag.name] = fv
+			arrays[f.tag.name] = fv
 			shell.Field(f.index).SetZero()
 		}
 	}
@@ -280,7 +283,7 @@ func DocumentParts(p *Pack) (top map[string]any, lens map[string]int, element fu
 		delete(top, name)
 	}
 	element = func(name string, i int) (any, error) {
-		return documentOf(slices[name].Index(i))
+		return documentOf(arrays[name].Index(i))
 	}
 	return top, lens, element, nil
 }
