@@ -3,6 +3,7 @@ package pack_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -141,4 +142,31 @@ func BenchmarkCountTokensFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchCount(b, string(data))
+}
+
+// BenchmarkUnmarshal is the audit's decode of a Full pack of 1,000 items:
+// pack.Unmarshal against encoding/json's Unmarshal of the same bytes.
+func BenchmarkUnmarshal(b *testing.B) {
+	data, err := pack.Marshal(benchPack(1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name      string
+		unmarshal func([]byte, *pack.Pack) error
+	}{
+		{"pack", pack.Unmarshal},
+		{"encoding-json", func(data []byte, p *pack.Pack) error { return json.Unmarshal(data, p) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var p pack.Pack
+				if err := bc.unmarshal(data, &p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
