@@ -368,7 +368,12 @@ func encodingNote(enc string) string {
 }
 
 func item(e *entry) Item {
-	sum := SumString(e.sent)
+	var sum [32]byte
+	if e.originalSum != nil && e.sent == e.original {
+		sum = *e.originalSum
+	} else {
+		sum = SumString(e.sent)
+	}
 	n := lang.CountLines(e.original)
 	start := 1
 	if n == 0 {

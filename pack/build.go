@@ -123,6 +123,10 @@ type entry struct {
 	fromTree bool
 	// size is the original's size in bytes.
 	size int64
+	// originalSum is the SHA-256 of original when original is the file's
+	// bytes as read (UTF-8, nothing replaced): the digest examine takes of
+	// the file, which an item sending the whole text reuses.
+	originalSum *[32]byte
 	// withheld says why the original's size, digest and blob id may not
 	// leave (WithheldSecret, WithheldCredentials); see withhold.go.
 	withheld string
@@ -475,6 +479,9 @@ func (b *builder) examine(ctx context.Context, f *File, lazy bool) (*entry, erro
 				return nil, fmt.Errorf("%s: %w", f.Path, err)
 			}
 			e.original, e.encoding = text, enc
+			if text == string(data) {
+				e.originalSum = &sum
+			}
 		}
 	}
 	cat, importance := classify(f.Path, typ)
