@@ -450,11 +450,24 @@ func (r *windowedRule) matches(text string, win window, lits textLiterals) bool 
 		// Occurrences through a fold are not in lits, but a match holds
 		// one of the rule's anchors however its letters are spelled: with
 		// the folds spelled in ASCII and the text lowered, one is in the
-		// window, or the rule does not match there. (Every fold makes a
-		// window of every rule: this repository's README, which names the
-		// runes, had each tested with the rule's whole pattern by Go's
-		// NFA, 19 ms of a 3-file commit's 80.)
-		if !r.anchorIn(foldedLower(sub)) {
+		// window, or the rule does not match there; and where the rule has
+		// an anchored precheck, it matches at one of them, as startsIn asks
+		// of the others. (Every fold makes a window of every rule: this
+		// repository's README, which names the runes, had each tested with
+		// the rule's whole pattern by Go's NFA, 19 ms of a 3-file commit's
+		// 80.)
+		if len(r.anchorID) == 0 {
+			// The precheck is a pattern too, folding as the rule's does.
+			if pre, _ := r.prechecks(); pre != nil && !pre.MatchString(sub) {
+				return false
+			}
+			return r.re().MatchString(sub)
+		}
+		starts := r.foldedStarts(text, win)
+		if len(starts) == 0 {
+			return false
+		}
+		if _, at := r.prechecks(); at != nil && !slices.ContainsFunc(starts, func(o int) bool { return at.MatchString(text[o:]) }) {
 			return false
 		}
 		return r.re().MatchString(sub)
@@ -474,28 +487,36 @@ func (r *windowedRule) matches(text string, win window, lits textLiterals) bool 
 	return r.re().MatchString(sub)
 }
 
-// anchorIn reports whether one of the rule's anchors occurs in the
-// lowered text folded (see foldedLower); true for a rule without anchors.
-func (r *windowedRule) anchorIn(folded string) bool {
-	if len(r.anchorID) == 0 {
-		return true
-	}
+// foldedStarts are the offsets in text of the occurrences in the window
+// win of the rule's anchors (lower-case ASCII), however a case-insensitive
+// pattern may spell their letters (see foldedLower), in no order.
+func (r *windowedRule) foldedStarts(text string, win window) []int {
+	folded, from := foldedLower(text[win.start:win.end])
+	var out []int
 	for _, a := range r.anchor.anchors {
-		if strings.Contains(folded, a) {
-			return true
+		for i := 0; ; {
+			j := strings.Index(folded[i:], a)
+			if j < 0 {
+				break
+			}
+			out = append(out, win.start+from[i+j])
+			i += j + 1
 		}
 	}
-	return false
+	return out
 }
 
 // foldedLower is s with the runes Go's case folding maps to an ASCII
 // letter spelled as that letter (ſ as s, the Kelvin sign as k) and ASCII
-// lowered: where a rule's anchor (lower-case ASCII) occurs however a
-// case-insensitive pattern may spell it.
-func foldedLower(s string) string {
+// lowered, and for each of its bytes the offset in s of the rune it comes
+// from: where a rule's anchor occurs however a case-insensitive pattern
+// may spell it. (Anchors are ASCII: an occurrence starts at a rune.)
+func foldedLower(s string) (string, []int) {
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, c := range s {
+	from := make([]int, 0, len(s))
+	for i, c := range s {
+		n := b.Len()
 		switch {
 		case c == '\u017f':
 			b.WriteByte('s')
@@ -506,8 +527,11 @@ func foldedLower(s string) string {
 		default:
 			b.WriteRune(c)
 		}
+		for range b.Len() - n {
+			from = append(from, i)
+		}
 	}
-	return b.String()
+	return b.String(), from
 }
 
 // touches reports whether one of the rule's matches in the window win of
