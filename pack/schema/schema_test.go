@@ -71,14 +71,7 @@ func TestValidatePackPartsSplitsTheArrays(t *testing.T) {
 			t.Fatalf("%s is not checked element by element (split: %v)", name, slices.Sorted(maps.Keys(split.names)))
 		}
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := changePackDocument(t)
 	if err := validateInParts(doc); err != nil {
 		t.Fatalf("the valid pack fails in parts: %v", err)
 	}
@@ -97,6 +90,18 @@ func TestValidatePackPartsSplitsTheArrays(t *testing.T) {
 // checked element by element is put back whole: an array where an object
 // must be fails.
 func TestValidatePackPartsWholeArray(t *testing.T) {
+	doc := changePackDocument(t)
+	source := doc["source"]
+	delete(doc, "source")
+	err := ValidatePackParts(doc, map[string]int{"source": 1}, func(string, int) (any, error) { return source, nil })
+	if err == nil || !strings.Contains(err.Error(), "source") {
+		t.Fatalf("err = %v, want source refused as an array", err)
+	}
+}
+
+// changePackDocument is testdata/change_pack.json decoded.
+func changePackDocument(t *testing.T) map[string]any {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -105,10 +110,5 @@ func TestValidatePackPartsWholeArray(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	source := doc["source"]
-	delete(doc, "source")
-	err = ValidatePackParts(doc, map[string]int{"source": 1}, func(string, int) (any, error) { return source, nil })
-	if err == nil || !strings.Contains(err.Error(), "source") {
-		t.Fatalf("err = %v, want source refused as an array", err)
-	}
+	return doc
 }
