@@ -2,7 +2,6 @@ package pack
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -211,23 +210,7 @@ func TestStringsIsTheSerialization(t *testing.T) {
 	values := documentPacks(t)
 	values["not UTF-8"] = &Pack{PackID: "pk_\xff", FileIndex: []IndexEntry{{Path: "a\xfe.go"}}}
 	for name, v := range values {
-		var want []string
-		var walk func(any)
-		walk = func(n any) {
-			switch n := n.(type) {
-			case string:
-				want = append(want, n)
-			case []any:
-				for _, e := range n {
-					walk(e)
-				}
-			case map[string]any:
-				for _, k := range slices.Sorted(maps.Keys(n)) {
-					walk(n[k])
-				}
-			}
-		}
-		walk(decodedDocument(t, v))
+		want := documentStrings(decodedDocument(t, v))
 		if got := Strings(v); !slices.Equal(got, want) {
 			t.Errorf("%s: Strings = %q, want %q", name, got, want)
 		}

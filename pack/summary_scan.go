@@ -191,6 +191,12 @@ func Strings(v any) []string {
 			return nil
 		}
 	}
+	return documentStrings(tree)
+}
+
+// documentStrings lists the strings of a decoded JSON document in document
+// order, object keys sorted.
+func documentStrings(tree any) []string {
 	var out []string
 	var walk func(any)
 	walk = func(n any) {
