@@ -1,14 +1,16 @@
 package schema
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ctxpack/ctxpack/internal/workers"
 )
 
 // splitMin is the fewest elements ValidatePackParts checks one by one: the
@@ -85,18 +87,11 @@ func validatePackParts(top map[string]any, lens map[string]int, element func(nam
 	if total == 0 {
 		return nil
 	}
-	// Elements are handed out in order, so when the one at index k fails,
-	// every one before it has been handed out: the workers finish those
-	// and stop, and the first failure is the same on every run.
-	var (
-		next     atomic.Int64
-		mu       sync.Mutex
-		failedAt = total // guarded by mu, as failure is
-		failure  error
-		wg       sync.WaitGroup
-	)
-	stopAt := func() int { mu.Lock(); defer mu.Unlock(); return failedAt }
-	check := func(k int) error {
+	// workers.Each hands the elements out in order and lets a check run
+	// to its end: when one fails, every one before it has been checked,
+	// and the first failure in order is the same on every run.
+	errs := make([]error, total)
+	workers.Each(context.Background(), total, runtime.GOMAXPROCS(0), func(_ context.Context, k int) error {
 		a := arrays[0]
 		for _, x := range arrays[1:] {
 			if k >= x.start {
@@ -105,36 +100,22 @@ func validatePackParts(top map[string]any, lens map[string]int, element func(nam
 		}
 		i := k - a.start
 		v, err := element(a.name, i)
+		if err == nil {
+			// The element alone under its array's name: the element
+			// schema checks it against that array's items.
+			if err = split.elements.Validate(map[string]any{a.name: v}); err != nil {
+				err = fmt.Errorf("does not match pack.schema.json: /%s/%d: %w", a.name, i, err)
+			}
+		}
+		errs[k] = err
+		return err
+	})
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}
-		// The element alone under its array's name: the element schema
-		// checks it against that array's items.
-		if err := split.elements.Validate(map[string]any{a.name: v}); err != nil {
-			return fmt.Errorf("does not match pack.schema.json: /%s/%d: %w", a.name, i, err)
-		}
-		return nil
 	}
-	for range min(runtime.GOMAXPROCS(0), total) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= stopAt() {
-					return
-				}
-				if err := check(k); err != nil {
-					mu.Lock()
-					if k < failedAt {
-						failedAt, failure = k, err
-					}
-					mu.Unlock()
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return failure
+	return nil
 }
 
 // splitPack is what checking a pack's arrays element by element takes.
