@@ -298,7 +298,7 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 
 // packRepo is Pack on an opened repository.
 func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcome, error) {
-	Preload()
+	Preload(repo)
 	cfg, err := ResolveConfig(ctx, repo, opts)
 	if err != nil {
 		return nil, err
@@ -336,10 +336,14 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 // Preload prepares on another core what most runs need whatever their
 // configuration (gitleaks' default rules, the packages' patterns, the pack
 // schema: ~5 ms of a small change's ~40), while the run reads the
-// repository; what is not ready when needed is prepared then. Pack and a
-// push's Run call it; a caller that reads the repository first (the
+// repository; what is not ready when needed is prepared then. It starts
+// repo's object readers too (source.Repo.Prestart; repo may be nil). Pack
+// and a push's Run call it; a caller that reads the repository first (the
 // pre-push hook's plan) can call it before.
-func Preload() {
+func Preload(repo *source.Repo) {
+	if repo != nil {
+		repo.Prestart()
+	}
 	go func() {
 		audit.Preload()
 		lang.Preload()

@@ -611,3 +611,47 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 		})
 	}
 }
+
+// TestPrestart checks that the cat-file processes Prestart starts are the
+// ones the reads use (each started once, whichever comes first), and that
+// Close, even right after Prestart, leaves none running.
+func TestPrestart(t *testing.T) {
+	g := gittest.New(t)
+	_, head := buildHistory(g)
+	runs := logGit(t)
+	ctx := context.Background()
+	for name, r := range cliRepos(t, g.Dir) {
+		runs.take()
+		r.Prestart()
+		r.Prestart() // a second call starts nothing more
+		if got, err := r.Resolve("main"); err != nil || got.String() != head {
+			t.Fatalf("%s: resolve main: %s, %v", name, got, err)
+		}
+		if _, err := r.commit(ctx, ObjectID(head)); err != nil {
+			t.Fatalf("%s: read head: %v", name, err)
+		}
+		want := map[string]int{"cat-file --batch": 1, "cat-file --batch-check": 1}
+		if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: ran %v, want %v", name, got, want)
+		}
+	}
+	for range 20 {
+		r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendCLI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Prestart()
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := r.cli()
+		for _, c := range []*catFile{b.batch, b.check} {
+			c.mu.Lock()
+			running := c.cmd != nil
+			c.mu.Unlock()
+			if running {
+				t.Fatalf("%s still running after Close", strings.Join(c.args, " "))
+			}
+		}
+	}
+}

@@ -374,6 +374,16 @@ func openCLI(ctx context.Context, dir string) (*Repo, error) {
 	return repo, nil
 }
 
+// Prestart starts the processes that read the object store through the
+// git CLI, if the repository is read that way, on other goroutines: a run
+// that will read objects calls it first, so that git's start-up overlaps
+// its own (see catFile.prestart).
+func (r *Repo) Prestart() {
+	if b, ok := r.cli(); ok {
+		b.prestart()
+	}
+}
+
 // Close releases what the repository keeps open.
 func (r *Repo) Close() error {
 	if r == nil || r.b == nil {
