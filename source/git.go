@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/internal/workers"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 )
@@ -234,27 +234,22 @@ func (r *Repo) commitPatches(ctx context.Context, commits []*Commit) ([]pack.Com
 	// The commits are diffed on every core, each into its place: one
 	// commit's diff waits on the object store (cat-file answers one read at
 	// a time) while another's lines are compared (express's 14 commits:
-	// ~17 ms one after the other). The first error in commit order is the
-	// one reported, as when they were diffed in turn.
+	// ~17 ms one after the other). The error is the first in commit order
+	// (workers.Each), as when they were diffed in turn.
 	patches := make([]*pack.CommitPatch, len(commits))
-	errs := make([]error, len(commits))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, c := range commits {
-		if len(c.Parents) > 1 {
-			continue
+	err := workers.Each(ctx, len(commits), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
+		if c := commits[i]; len(c.Parents) <= 1 {
+			var err error
+			patches[i], err = r.commitPatch(ctx, c)
+			return err
 		}
-		g.Go(func() error {
-			patches[i], errs[i] = r.commitPatch(ctx, c)
-			return nil
-		})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	g.Wait()
 	var out []pack.CommitPatch
-	for i, p := range patches {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
+	for _, p := range patches {
 		if p != nil {
 			out = append(out, *p)
 		}

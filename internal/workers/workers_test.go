@@ -80,3 +80,33 @@ func TestEachCancelled(t *testing.T) {
 		t.Fatalf("no work: err = %v", err)
 	}
 }
+
+// TestEachReturnsTheLowestIndexError: when several calls fail, the error
+// is the lowest index's, even when a higher one failed first, and a call
+// that fails only because the cancellation reached it does not count.
+func TestEachReturnsTheLowestIndexError(t *testing.T) {
+	for range 50 {
+		low, high := errors.New("index 3"), errors.New("index 7")
+		highFailed := make(chan struct{})
+		err := Each(context.Background(), 100, 4, func(ctx context.Context, i int) error {
+			switch i {
+			case 3:
+				<-highFailed // index 7 fails first
+				return low
+			case 7:
+				close(highFailed)
+				return high
+			case 1, 2:
+				if i == 2 {
+					<-highFailed
+				}
+				<-ctx.Done() // fails from the cancellation alone
+				return ctx.Err()
+			}
+			return nil
+		})
+		if !errors.Is(err, low) {
+			t.Fatalf("err = %v, want index 3's", err)
+		}
+	}
+}

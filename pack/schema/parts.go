@@ -84,14 +84,9 @@ func validatePackParts(top map[string]any, lens map[string]int, element func(nam
 	if err := s.Validate(doc); err != nil {
 		return fmt.Errorf("does not match pack.schema.json: %w", err)
 	}
-	if total == 0 {
-		return nil
-	}
-	// workers.Each hands the elements out in order and lets a check run
-	// to its end: when one fails, every one before it has been checked,
-	// and the first failure in order is the same on every run.
-	errs := make([]error, total)
-	workers.Each(context.Background(), total, runtime.GOMAXPROCS(0), func(_ context.Context, k int) error {
+	// When several elements fail, workers.Each reports the first in
+	// order: the same error on every run.
+	return workers.Each(context.Background(), total, runtime.GOMAXPROCS(0), func(_ context.Context, k int) error {
 		a := arrays[0]
 		for _, x := range arrays[1:] {
 			if k >= x.start {
@@ -100,22 +95,16 @@ func validatePackParts(top map[string]any, lens map[string]int, element func(nam
 		}
 		i := k - a.start
 		v, err := element(a.name, i)
-		if err == nil {
-			// The element alone under its array's name: the element
-			// schema checks it against that array's items.
-			if err = split.elements.Validate(map[string]any{a.name: v}); err != nil {
-				err = fmt.Errorf("does not match pack.schema.json: /%s/%d: %w", a.name, i, err)
-			}
-		}
-		errs[k] = err
-		return err
-	})
-	for _, err := range errs {
 		if err != nil {
 			return err
 		}
-	}
-	return nil
+		// The element alone under its array's name: the element schema
+		// checks it against that array's items.
+		if err := split.elements.Validate(map[string]any{a.name: v}); err != nil {
+			return fmt.Errorf("does not match pack.schema.json: /%s/%d: %w", a.name, i, err)
+		}
+		return nil
+	})
 }
 
 // splitPack is what checking a pack's arrays element by element takes.
