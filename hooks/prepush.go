@@ -148,7 +148,8 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 	if !repo.IsGit() {
 		return nil, fmt.Errorf("%s is not a git repository", repo.Root)
 	}
-	pipeline.Preload(repo) // beside the plan's walks, which come first
+	repo.Prestart()    // the plan walks commits
+	pipeline.Preload() // beside the plan's walks, which come first
 	defer pipeline.PauseGC()()
 	rep := &Report{Remote: opts.Remote, URL: opts.URL, Root: repo.Root}
 

@@ -298,7 +298,10 @@ func Pack(ctx context.Context, opts PackOptions) (*Outcome, error) {
 
 // packRepo is Pack on an opened repository.
 func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcome, error) {
-	Preload(repo)
+	if readsCommits(opts) {
+		repo.Prestart() // not for a tree, which reads no object but HEAD's id
+	}
+	Preload()
 	cfg, err := ResolveConfig(ctx, repo, opts)
 	if err != nil {
 		return nil, err
@@ -336,14 +339,11 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 // Preload prepares on another core what most runs need whatever their
 // configuration (gitleaks' default rules, the packages' patterns, the pack
 // schema: ~5 ms of a small change's ~40), while the run reads the
-// repository; what is not ready when needed is prepared then. It starts
-// repo's object readers too (source.Repo.Prestart; repo may be nil). Pack
-// and a push's Run call it; a caller that reads the repository first (the
-// pre-push hook's plan) can call it before.
-func Preload(repo *source.Repo) {
-	if repo != nil {
-		repo.Prestart()
-	}
+// repository; what is not ready when needed is prepared then. Pack and a
+// push's Run call it; a caller that reads the repository first (the
+// pre-push hook's plan) can call it before. A run that reads commits calls
+// source.Repo.Prestart beside it.
+func Preload() {
 	go func() {
 		audit.Preload()
 		lang.Preload()
@@ -528,10 +528,16 @@ const (
 
 // heapLimitFor is the paused heap limit of a run packing what opts name.
 func heapLimitFor(opts PackOptions) int64 {
-	if opts.Commit != "" || opts.Base != "" {
+	if readsCommits(opts) {
 		return changeHeapLimit
 	}
 	return treeHeapLimit
+}
+
+// readsCommits reports whether a pack of what opts name is a commit's or a
+// range's, read from the object store (else a tree's).
+func readsCommits(opts PackOptions) bool {
+	return opts.Commit != "" || opts.Base != ""
 }
 
 // pauseGC turns the garbage collector off until resume is called (once is

@@ -102,7 +102,8 @@ type PushRun struct {
 // from the diff base to the head in its change scope (source.ChangeScope),
 // with every new commit's added lines scanned.
 func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
-	Preload(p.Repo)
+	p.Repo.Prestart()
+	Preload()
 	// The configuration of the push's diff base bounds what its snapshot
 	// reads, so the base is found first (the walk stops at known commits).
 	u, err := p.Repo.Unpublished(ctx, t.Head, t.Known)

@@ -63,7 +63,8 @@ func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigge
 	// As Execute: the rules, patterns and schema prepared on another core
 	// while the snapshot is made, the collector paused (to a tree's bound:
 	// the snapshot may hold the whole head tree).
-	Preload(repo)
+	repo.Prestart() // the snapshot reads the head's tree
+	Preload()
 	defer pauseGC(treeHeapLimit)()
 	snap, err := snapshot(cfg.Policy)
 	if err != nil {
