@@ -40,6 +40,15 @@ var puncts = []string{
 	"/=", "%=", "&=", "|=", "^=", "++", "--", "<<", "**",
 }
 
+// punctsByFirst lists the operators of puncts by their first byte, longest
+// first as in puncts: lex looks only at those its byte can start.
+var punctsByFirst = func() (t [256][]string) {
+	for _, op := range puncts {
+		t[op[0]] = append(t[op[0]], op)
+	}
+	return t
+}()
+
 func isIdentStart(c byte) bool {
 	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
@@ -55,7 +64,7 @@ var jsRegexKeywords = set("return", "typeof", "instanceof", "in", "of", "new", "
 // strings end at a newline (except in Rust), which keeps a stray quote (an
 // apostrophe in JSX text) from swallowing the rest of the file.
 func lex(src string, o lexOpts) []tok {
-	toks := make([]tok, 0, len(src)/3)
+	toks := make([]tok, 0, len(src)/4)
 	line, depth := 1, 0
 	i, n := 0, len(src)
 	emit := func(k tkind, text string, l int) {
@@ -230,15 +239,15 @@ func lex(src string, o lexOpts) []tok {
 			emit(tPunct, "}", line)
 			i++
 		default:
-			p := string(c)
-			for _, op := range puncts {
-				if op[0] == c && strings.HasPrefix(src[i:], op) {
-					p = op
+			n := 1
+			for _, op := range punctsByFirst[c] {
+				if strings.HasPrefix(src[i:], op) {
+					n = len(op)
 					break
 				}
 			}
-			emit(tPunct, src[i:i+len(p)], line)
-			i += len(p)
+			emit(tPunct, src[i:i+n], line)
+			i += n
 		}
 	}
 	return toks
@@ -508,7 +517,7 @@ func (s *tstream) fn(name string, nameIdx, open int, branch func(s *tstream, k i
 // loopBody returns the "{" of the body of a loop starting at k (for, while,
 // loop), or -1.
 func (s *tstream) loopBody(k int) int {
-	t := s.t[k]
+	t := &s.t[k]
 	if t.kind != tIdent || t.text != "for" && t.text != "while" && t.text != "loop" {
 		return -1
 	}
@@ -550,7 +559,7 @@ func (s *tstream) loopSignals(f *Facts) {
 // cBranch counts decision points of C-family languages: if, for, while,
 // case, catch, &&, ||, ?? and the ternary ?.
 func cBranch(s *tstream, k int) bool {
-	t := s.t[k]
+	t := &s.t[k]
 	switch t.kind {
 	case tIdent:
 		switch t.text {
