@@ -84,8 +84,10 @@ type windowedRule struct {
 	prechecks func() (pre, at *regexp.Regexp)
 	anchored  bool // else its window is the whole text
 	// needs are literals every match contains (requiredLiterals), for a
-	// rule that is not anchored: a text without one of them is not searched.
+	// rule that is not anchored: a text without one of them is not searched;
+	// nor is one without run (requiredRun; nil: none found).
 	needs func() []string
+	run   func() *byteRun
 	// reach is the most newlines a match holds (unanchored rules only:
 	// their tests on decoded texts look at the lines around the decoded
 	// values, see nearRanges).
@@ -212,6 +214,12 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 			wr.needs = sync.OnceValue(func() []string {
 				if t := tree(); t != nil {
 					return requiredLiterals(t)
+				}
+				return nil
+			})
+			wr.run = sync.OnceValue(func() *byteRun {
+				if t := tree(); t != nil {
+					return requiredRun(t)
 				}
 				return nil
 			})
@@ -362,6 +370,11 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 		}
 		if !r.anchored && lits.folds == nil && !containsAll(alower, r.needs()) {
 			return nil // no match without them
+		}
+		if !r.anchored {
+			if run := r.run(); run != nil && !run.in(text) {
+				return nil // nor without it
+			}
 		}
 		var found []report.Finding
 		for _, win := range r.windows(text, nl, lits) {
