@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -652,6 +653,68 @@ func TestPrestart(t *testing.T) {
 			if running {
 				t.Fatalf("%s still running after Close", strings.Join(c.args, " "))
 			}
+		}
+	}
+}
+
+// TestCatFileReadAll: one exchange reads many blobs in order, a missing
+// object or a tree is that object's error only, more names than a pipe
+// holds do not block, and an exchange that ends early (its callback's
+// error, a cancelled context) leaves the next read working.
+func TestCatFileReadAll(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a", "alpha\n")
+	g.Write("d/b", "beta\n")
+	g.Commit("two")
+	a, b := ObjectID(g.Git("rev-parse", "HEAD:a")), ObjectID(g.Git("rev-parse", "HEAD:d/b"))
+	dir := ObjectID(g.Git("rev-parse", "HEAD:d"))
+	missing := ObjectID(strings.Repeat("0", len(a)))
+	ctx := context.Background()
+	for name, r := range cliRepos(t, g.Dir) {
+		cb, _ := r.cli()
+		var got []string
+		err := cb.blobs(ctx, []ObjectID{a, missing, b, dir, a}, func(i int, data []byte, err error) error {
+			got = append(got, fmt.Sprintf("%d:%q:%v", i, data, err != nil))
+			return nil
+		})
+		want := []string{`0:"alpha\n":false`, `1:"":true`, `2:"beta\n":false`, `3:"":true`, `4:"alpha\n":false`}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: %v, %v; want %v", name, got, err, want)
+		}
+		many := make([]ObjectID, 5000) // 205 KB of names
+		for i := range many {
+			many[i] = []ObjectID{a, b}[i%2]
+		}
+		n := 0
+		if err := cb.blobs(ctx, many, func(i int, data []byte, err error) error {
+			if err != nil || string(data) != []string{"alpha\n", "beta\n"}[i%2] {
+				return fmt.Errorf("blob %d: %q, %v", i, data, err)
+			}
+			n++
+			return nil
+		}); err != nil || n != len(many) {
+			t.Fatalf("%s: %d of %d read, %v", name, n, len(many), err)
+		}
+		stop := errors.New("enough")
+		if err := cb.blobs(ctx, many, func(i int, _ []byte, _ error) error {
+			if i == 10 {
+				return stop
+			}
+			return nil
+		}); !errors.Is(err, stop) {
+			t.Fatalf("%s: err %v, want the callback's", name, err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		if err := cb.blobs(cctx, many, func(i int, _ []byte, _ error) error {
+			if i == 10 {
+				cancel()
+			}
+			return nil
+		}); !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: err %v, want the context's", name, err)
+		}
+		if data, err := cb.blob(ctx, b); err != nil || string(data) != "beta\n" {
+			t.Fatalf("%s: a read after the exchanges: %q, %v", name, data, err)
 		}
 	}
 }

@@ -134,6 +134,13 @@ type backend interface {
 	close() error
 }
 
+// blobBatcher is a backend that reads many blobs in one exchange (the git
+// CLI's cat-file): blobs calls each with ids[i]'s bytes, or the error blob
+// would give for it, in order; an error of each ends it and is returned.
+type blobBatcher interface {
+	blobs(ctx context.Context, ids []ObjectID, each func(i int, data []byte, err error) error) error
+}
+
 var (
 	errUnknownRevision = errors.New("unknown revision")
 	errNotCommit       = errors.New("not a commit")

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ctxpack/ctxpack/internal/workers"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -393,6 +394,11 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 		}
 	}
 	found := make([][]int, len(todo)) // per file, the indexes of the words it holds
+	// The work tree's files are searched on every core; the others (the
+	// work tree holds another version) are read from the object store
+	// after, all in one exchange where the backend has one (blobBatcher).
+	var stored []int
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
@@ -408,23 +414,22 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 				}
 				f := todo[i]
 				data, ok := t.r.worktreeBlobBuf(gctx, f.path, f.id, buf)
-				if ok {
-					buf = data
-				} else {
-					var err error
-					if data, err = t.r.b.blob(gctx, f.id); err != nil {
-						var nf *NotFetchedError
-						if errors.As(err, &nf) {
-							continue
-						}
-						return t.r.blobError(f.path, t.commit.ID, f.id, err)
-					}
+				if !ok {
+					mu.Lock()
+					stored = append(stored, i)
+					mu.Unlock()
+					continue
 				}
+				buf = data
 				found[i] = matchWords(data, keys, opts)
 			}
 		})
 	}
 	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	slices.Sort(stored)
+	if err := t.searchStored(ctx, todo, stored, func(i int, data []byte) { found[i] = matchWords(data, keys, opts) }); err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
@@ -438,6 +443,35 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 		out[k] = slices.Compact(ps)
 	}
 	return out, nil
+}
+
+// searchStored reads the files todo[i], i in stored, from the object store
+// and hands each to search; a blob a partial clone has not fetched is
+// left out.
+func (t *headTree) searchStored(ctx context.Context, todo []listedFile, stored []int, search func(i int, data []byte)) error {
+	read := func(k int, data []byte, err error) error {
+		f := todo[stored[k]]
+		if err != nil {
+			var nf *NotFetchedError
+			if errors.As(err, &nf) {
+				return nil
+			}
+			return t.r.blobError(f.path, t.commit.ID, f.id, err)
+		}
+		search(stored[k], data)
+		return nil
+	}
+	if bb, ok := t.r.b.(blobBatcher); ok {
+		ids := make([]ObjectID, len(stored))
+		for k, i := range stored {
+			ids[k] = todo[i].id
+		}
+		return bb.blobs(ctx, ids, read)
+	}
+	return workers.Each(ctx, len(stored), runtime.GOMAXPROCS(0), func(ctx context.Context, k int) error {
+		data, err := t.r.b.blob(ctx, todo[stored[k]].id)
+		return read(k, data, err)
+	})
 }
 
 // matchWords returns the indexes of the keys data holds, as git grep -I
