@@ -314,17 +314,33 @@ func (b *cliBackend) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 
 // blobs reads the blobs ids in one exchange with cat-file (see
 // catFile.readAll), calling each in order with one's bytes or the error
-// blob would give for it.
+// blob would give for it. Where the exchange ends early (the process died:
+// a lazy fetch a partial clone's promisor could not serve), the rest are
+// read one by one, each with its own error, as blob reads them.
 func (b *cliBackend) blobs(ctx context.Context, ids []ObjectID, each func(i int, data []byte, err error) error) error {
-	return b.batch.readAll(ctx, ids, func(i int, typ string, data []byte, err error) error {
+	next := 0
+	var eachErr error
+	err := b.batch.readAll(ctx, ids, func(i int, typ string, data []byte, err error) error {
+		next = i + 1
 		if err == nil && typ != "blob" {
 			err = fmt.Errorf("object %s is a %s, not a blob", ids[i], typ)
 		}
 		if err != nil {
-			return each(i, nil, b.objectErr(ids[i], err))
+			data, err = nil, b.objectErr(ids[i], err)
 		}
-		return each(i, data, nil)
+		eachErr = each(i, data, err)
+		return eachErr
 	})
+	if err == nil || eachErr != nil || ctx.Err() != nil {
+		return err
+	}
+	for i := next; i < len(ids); i++ {
+		data, err := b.blob(ctx, ids[i])
+		if err := each(i, data, err); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (b *cliBackend) size(ctx context.Context, id ObjectID) (int64, error) {

@@ -218,3 +218,45 @@ func TestSearchesTree(t *testing.T) {
 		}
 	}
 }
+
+// TestGrepPartialCloneUnreachablePromisor: the files a search reads from
+// the object store in one exchange include blobs a partial clone never
+// fetched, and its promisor is gone: cat-file dies at the first one, the
+// rest are read one by one, and the search leaves out what was not
+// fetched instead of failing.
+func TestGrepPartialCloneUnreachablePromisor(t *testing.T) {
+	origin := gittest.New(t)
+	origin.Write("same.go", "func Send() {}\n")
+	for _, p := range []string{"a.go", "b.go", "c.go"} {
+		origin.Write(p, "x.Send()\n")
+	}
+	old := origin.Commit("old")
+	for _, p := range []string{"a.go", "b.go", "c.go"} {
+		origin.Write(p, "nothing\n")
+	}
+	origin.Commit("new")
+	origin.Git("config", "uploadpack.allowFilter", "true")
+	origin.Git("config", "uploadpack.allowAnySHA1InWant", "true")
+	dir := filepath.Join(t.TempDir(), "partial")
+	origin.Git("clone", "-q", "--filter=blob:none", "file://"+origin.Dir, dir)
+	if err := os.Rename(origin.Dir, origin.Dir+".gone"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenWith(dir, OpenOptions{Backend: BackendCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	c, err := r.commit(ctx, ObjectID(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.headTree(c).grepFiles(ctx, []string{"Send"}, pack.GrepOptions{Exts: []string{".go"}})
+	if err != nil {
+		t.Fatalf("the search failed on blobs it could not fetch: %v", err)
+	}
+	if want := []string{"same.go"}; !slices.Equal(got["Send"], want) {
+		t.Fatalf("Send in %v, want %v (the old versions of a, b and c were never fetched)", got["Send"], want)
+	}
+}
