@@ -69,6 +69,7 @@ type ruleWindows struct {
 	// isKeyword and isAnchor tell them apart by id.
 	lits                *literals
 	isKeyword, isAnchor []bool
+	keywords            map[string][]int // by rule id: its keywords' ids in lits
 }
 
 type windowedRule struct {
@@ -92,7 +93,7 @@ type windowedRule struct {
 	// their tests on decoded texts look at the lines around the decoded
 	// values, see nearRanges).
 	reach    func() int
-	keywords []string // lowercased; none: runs on every text
+	keywords []int // its keywords' ids in ruleWindows.lits; none: runs on every text
 	anchor   anchorInfo
 	anchorID []int // the anchors' ids in ruleWindows.lits
 	// assign: the anchor is followed in the pattern by an optional key
@@ -239,7 +240,6 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 				return lineRegexes(src.base.Allowlists, src.rule(id).Allowlists)
 			})
 		}
-		wr.keywords = m.keywords
 		wr.det = sync.OnceValue(func() *detect.Detector {
 			one := src.subset([]string{id})
 			r := one.Rules[id]
@@ -274,8 +274,21 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 	for _, k := range slices.Sorted(maps.Keys(src.base.Keywords)) {
 		w.isKeyword[add(k)] = true
 	}
+	// Each rule's keywords by id (they are the config's keywords, which
+	// its rules' make up), for the prefilter's test of a text (runs).
+	w.keywords = make(map[string][]int, len(src.ids))
+	for _, id := range src.ids {
+		ks := []int{}
+		for _, k := range src.meta[id].keywords {
+			kid := add(k)
+			w.isKeyword[kid] = true
+			ks = append(ks, kid)
+		}
+		w.keywords[id] = ks
+	}
 	for i := range w.windowed {
 		r := &w.windowed[i]
+		r.keywords = w.keywords[r.id]
 		for _, a := range r.anchor.anchors {
 			id := add(a)
 			w.isAnchor[id] = true
@@ -294,7 +307,7 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 // gitleaks' prefilter finds (substrings of the lowercased text, as its
 // trie reports them) and the anchors' offsets in the ASCII-lowercased text.
 type textLiterals struct {
-	present map[string]bool
+	present []bool  // by keyword id
 	at      [][]int // by anchor id
 	// folds are the offsets of the runes Go's case folding maps to an
 	// ASCII letter (ſ to s, the Kelvin sign to k; nil: none). An anchor
@@ -317,10 +330,10 @@ func (l textLiterals) foldIn(win window) bool {
 // scanLiterals finds the keywords in lower and the anchors in alower (one
 // pass when they are the same text).
 func (w *ruleWindows) scanLiterals(lower, alower string) textLiterals {
-	t := textLiterals{present: map[string]bool{}, at: make([][]int, len(w.lits.strs))}
+	t := textLiterals{present: make([]bool, len(w.lits.strs)), at: make([][]int, len(w.lits.strs))}
 	hit := func(id, at int) {
 		if w.isKeyword[id] {
-			t.present[w.lits.strs[id]] = true
+			t.present[id] = true
 		}
 		if w.isAnchor[id] {
 			t.at[id] = append(t.at[id], at)
@@ -330,7 +343,7 @@ func (w *ruleWindows) scanLiterals(lower, alower string) textLiterals {
 		w.lits.scan(lower, nil, hit)
 		return t
 	}
-	w.lits.scan(lower, w.isKeyword, func(id, _ int) { t.present[w.lits.strs[id]] = true })
+	w.lits.scan(lower, w.isKeyword, func(id, _ int) { t.present[id] = true })
 	w.lits.scan(alower, w.isAnchor, func(id, at int) { t.at[id] = append(t.at[id], at) })
 	return t
 }
@@ -434,7 +447,7 @@ func containsAll(s string, subs []string) bool {
 
 // runs reports whether gitleaks' prefilter runs a rule with these keywords
 // on a text holding the present ones.
-func runs(keywords []string, present map[string]bool) bool {
+func runs(keywords []int, present []bool) bool {
 	if len(keywords) == 0 {
 		return true
 	}
@@ -810,7 +823,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			if keep[id] || w.src.meta[id].pattern == "" || ctx.Err() != nil {
 				continue
 			}
-			if !runs(w.src.meta[id].keywords, lits.present) {
+			if !runs(w.keywords[id], lits.present) {
 				continue
 			}
 			wr := w.windowedRule(id)

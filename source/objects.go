@@ -137,6 +137,7 @@ type backend interface {
 // blobBatcher is a backend that reads many blobs in one exchange (the git
 // CLI's cat-file): blobs calls each with ids[i]'s bytes, or the error blob
 // would give for it, in order; an error of each ends it and is returned.
+// each runs while the exchange holds the process: it must not read objects.
 type blobBatcher interface {
 	blobs(ctx context.Context, ids []ObjectID, each func(i int, data []byte, err error) error) error
 }
