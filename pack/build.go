@@ -135,6 +135,9 @@ type entry struct {
 	pending bool
 	// scanned: the whole file was secret-scanned (prepareContent).
 	scanned bool
+	// sentUnchecked: sent has the findings of the scan redacted but was
+	// not rescanned yet (a change pack's; see checkSent).
+	sentUnchecked bool
 }
 
 // Build turns a snapshot into a Full or Summary pack under the policy: the
@@ -572,8 +575,18 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	if len(whole) > 0 {
 		e.analysis, _ = applyRedactions(e.original, whole)
 	}
-	sent, reds, err := b.redactAll(ctx, e.file.Path, text, spans)
-	if err != nil {
+	var sent string
+	var reds redactions
+	if b.changePack && len(spans) > 0 && b.secretAction() == SecretRedacted {
+		// A change pack sends a file whole only when its budget reaches the
+		// file (prepare), which most files with a secret it reads never
+		// are, and its regions are rescanned as they are cut: the whole
+		// text is rescanned when it is first needed (checkSent). A README
+		// holding a token in an example was a third of a range's scan.
+		sent, reds.list = applyRedactions(text, spans)
+		sortRedactions(reds.list)
+		e.sentUnchecked = true
+	} else if sent, reds, err = b.redactAll(ctx, e.file.Path, text, spans); err != nil {
 		return err
 	}
 	all := append(sentFindings, reds.extra...)
@@ -599,6 +612,29 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	e.row.Truncated = truncated
 	e.row.Redactions = len(reds.list)
 	e.row.RuleIDs = ruleIDs(all)
+	return nil
+}
+
+// checkSent finishes the secret policy on a change pack's whole text of
+// e, which prepareContent redacted without the rescan (sentUnchecked):
+// what the rescan finds is redacted and reported like what the first scan
+// found.
+func (b *builder) checkSent(ctx context.Context, e *entry) error {
+	if !e.sentUnchecked {
+		return nil
+	}
+	e.sentUnchecked = false
+	sent, reds, err := rescanRedacted(ctx, b.opts.Scanner.Scan, e.file.Path, e.sent, redactions{list: e.redactions})
+	if err != nil {
+		return err
+	}
+	for _, f := range reds.extra {
+		f.Path = e.file.Path
+		e.events = append(e.events, SecretEvent{Finding: f, Where: "content", Action: SecretRedacted})
+	}
+	e.sent, e.redactions = sent, reds.list
+	e.row.Redactions = len(reds.list)
+	e.row.RuleIDs = ruleIDs(append(append([]Finding{}, e.findings...), reds.extra...))
 	return nil
 }
 
@@ -631,15 +667,23 @@ func (b *builder) redactAll(ctx context.Context, p, text string, spans []redactS
 
 // redactAllWith is redactAll rescanning with scan (a diff's scan for a diff).
 func (b *builder) redactAllWith(ctx context.Context, scan func(context.Context, string, []byte) ([]Finding, error), p, text string, spans []redactSpan) (string, redactions, error) {
-	var out redactions
+	if len(spans) == 0 {
+		return text, redactions{}, nil // the original scan found nothing; the truncated text is a subset
+	}
+	text, reds := applyRedactions(text, spans)
+	return rescanRedacted(ctx, scan, p, text, redactions{list: reds})
+}
+
+// rescanRedacted scans text, in which out.list's redactions are made,
+// redacting what each scan finds, until a scan finds nothing: three scans
+// at most.
+func rescanRedacted(ctx context.Context, scan func(context.Context, string, []byte) ([]Finding, error), p, text string, out redactions) (string, redactions, error) {
+	var spans []redactSpan
 	for pass := 0; pass < 3; pass++ {
-		if len(spans) > 0 {
+		if pass > 0 {
 			var reds []Redaction
 			text, reds = applyRedactions(text, spans)
 			out.list = append(out.list, reds...)
-		}
-		if pass == 0 && len(spans) == 0 {
-			return text, out, nil // the original scan found nothing; the truncated text is a subset
 		}
 		again, err := scan(ctx, p, []byte(text))
 		if err != nil {

@@ -849,6 +849,9 @@ func (b *builder) prepare(ctx context.Context, u *unit) error {
 		u.text, u.reds = text, reds
 		u.truncated = u.start > 1 || u.end < n
 	} else {
+		if err := b.checkSent(ctx, u.e); err != nil {
+			return err
+		}
 		u.text, u.reds, u.truncated = u.e.sent, u.e.redactions, u.e.truncated
 	}
 	tokens, chars, err := jsonCost(u.text)

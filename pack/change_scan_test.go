@@ -407,3 +407,84 @@ func TestCalleeLookupReadsAheadAlike(t *testing.T) {
 		t.Errorf("rows/rows.go: sent %v as %v; want it sent as what the change calls", ok, def.Relationship)
 	}
 }
+
+// revealingScanner is recordingScanner that also finds REVEALED, but only
+// in a text already redacted: a secret only a rescan after redaction sees.
+// It counts the redacted texts it scans by path.
+type revealingScanner struct {
+	recordingScanner
+	rescanned map[string]int
+}
+
+func (s *revealingScanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
+	out, err := s.recordingScanner.Scan(ctx, path, content)
+	if !bytes.Contains(content, []byte("[REDACTED:")) {
+		return out, err
+	}
+	s.mu.Lock()
+	s.rescanned[path]++
+	s.mu.Unlock()
+	for i := 0; ; {
+		j := bytes.Index(content[i:], []byte("REVEALED"))
+		if j < 0 {
+			break
+		}
+		at := i + j
+		line := bytes.Count(content[:at], []byte("\n")) + 1
+		out = append(out, pack.Finding{RuleID: "revealed", Path: path, StartLine: line, EndLine: line,
+			Fingerprint: path + ":revealed", Start: at, End: at + len("REVEALED")})
+		i = at + 1
+	}
+	return out, err
+}
+
+// A change pack rescans a file's redacted whole text only when it sends
+// the file whole: a changed file holding a secret away from the change
+// is sent as its diff and the code around it, never rescanned whole, and
+// a key file sent whole is rescanned, what only the rescan finds redacted
+// and reported.
+func TestChangePackRescansAWholeTextOnlyWhenSent(t *testing.T) {
+	g := changeRepo(t)
+	g.Write("README.md", "# shop\n\nShop keeps orders in a store.\ntoken: FAKESECRET0123456789AB REVEALED\n")
+	far := "\n// Seed is the store's test key: FAKESECRETABCDEFGHIJKL.\nvar Seed = 1\n"
+	g.Write("store/store.go", storeGo("\ts.rows[k] = v\n\treturn nil\n")+far)
+	g.Commit("readme, seed")
+	g.Write("store/store.go", storeGo("\tif k == \"x\" {\n\t\treturn errEmpty\n\t}\n\ts.rows[k] = v\n\treturn nil\n")+far)
+	g.Commit("store: refuse x")
+
+	sc := &revealingScanner{recordingScanner: recordingScanner{scanned: map[string]int{}}, rescanned: map[string]int{}}
+	res, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(res.JSON); strings.Contains(s, "FAKESECRET") || strings.Contains(s, "REVEALED") {
+		t.Fatal("the pack holds a secret")
+	}
+	for _, it := range append(append([]pack.Item{}, res.Pack.KeyFiles...), res.Pack.Contents...) {
+		if it.Path == "store/store.go" && it.StartLine == 0 {
+			t.Fatalf("store/store.go sent whole (%d bytes): the test needs it sent in part", len(it.Content))
+		}
+	}
+	if sc.scanned["store/store.go"] == 0 || sc.rescanned["store/store.go"] != 0 {
+		t.Errorf("store/store.go scanned %d times, %d of them redacted: its redacted whole text is never sent, so never rescanned", sc.scanned["store/store.go"], sc.rescanned["store/store.go"])
+	}
+	readme, ok := item(res.Pack, "README.md")
+	if !ok || readme.Truncated || !strings.Contains(readme.Content, "[REDACTED:fake-secret] [REDACTED:revealed]") {
+		t.Fatalf("README.md: sent %v, content %q; want it whole with both secrets redacted", ok, readme.Content)
+	}
+	var rules []string
+	for _, e := range res.Secrets {
+		if e.Path == "README.md" {
+			rules = append(rules, e.RuleID+":"+e.Action)
+		}
+	}
+	slices.Sort(rules)
+	if want := []string{"fake-secret:redacted", "revealed:redacted"}; !slices.Equal(rules, want) {
+		t.Errorf("README.md's secret events %q, want %q", rules, want)
+	}
+	for _, r := range res.Ledger {
+		if r.Path == "README.md" && (r.Redactions != 2 || !slices.Equal(r.RuleIDs, []string{"fake-secret", "revealed"})) {
+			t.Errorf("README.md's ledger row: %d redactions, rules %q; want 2, [fake-secret revealed]", r.Redactions, r.RuleIDs)
+		}
+	}
+}
