@@ -120,7 +120,7 @@ func TestExtentBoundsMatches(t *testing.T) {
 		re := wr.re()
 		for _, text := range texts {
 			lower := asciiLower(text)
-			lits := w.scanLiterals(lower, lower)
+			lits := *w.scanLiterals(lower, lower)
 			var occ [][2]int // offset, anchor length
 			for k, id := range wr.anchorID {
 				for _, o := range lits.at[id] {

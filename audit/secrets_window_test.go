@@ -213,7 +213,7 @@ func TestLiteralsMatchSearch(t *testing.T) {
 	texts = append(texts, "", "k", "ke", "KEY", "s.s.", "hvs.hvs.", "ſecret \u212aey")
 	for _, text := range texts {
 		lower, alower := lowered(text)
-		lits := w.scanLiterals(lower, alower)
+		lits := *w.scanLiterals(lower, alower)
 		want := map[string]bool{}
 		for _, m := range trie.MatchString(lower) {
 			want[lower[m.Pos():int(m.Pos())+len(m.Match())]] = true
