@@ -689,11 +689,11 @@ func ID(digest [32]byte) string {
 // counted, and the two fields are then set in place.
 func Finalize(p *Pack) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
-	tc, err := newTokenCounter()
+	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeBound(p)))
+	tc, err := newTokenCounter(buf)
 	if err != nil {
 		return nil, err
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeBound(p)))
 	s := newStreamer(io.MultiWriter(buf, tc))
 	rv := reflect.ValueOf(p).Elem()
 	idSpan, budgetSpan, err := serializeFields(s, rv, buf)

@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"strings"
@@ -150,55 +151,53 @@ func countText(s string, c *o200k.Cache) (int, error) {
 	return total, nil
 }
 
-// tokenCounter counts the tokens of what is written to it, exactly as
-// CountTokens counts the whole: what is written is gathered into chunks cut
-// as CountTokens cuts (see tokenCut), counted on all cores as they fill.
-// Start it with newTokenCounter; finish returns the count.
+// tokenCounter counts the tokens of what a buffer holds, exactly as
+// CountTokens counts the whole, as it is written: the text is cut into
+// chunks as CountTokens cuts it (see tokenCut), each counted on a core as
+// soon as it is complete. A chunk is a string over the buffer's bytes, not
+// a copy (a 10,000-file pack copied its 24 MB, 39 of the 600 MB it
+// allocated): a bytes.Buffer written and never read only appends, and
+// when it grows it copies into a new array and never writes the old one
+// again, so bytes once written stay as they are. Start it with
+// newTokenCounter; finish returns the count.
 type tokenCounter struct {
-	c       *counter
-	chunk   int // the least size of a chunk
-	size    int
-	pending []byte
-	from    int // where the search for the next cut resumes
+	c     *counter
+	buf   *bytes.Buffer
+	chunk int // the least size of a chunk
+	start int // offset in buf of the first byte not in a chunk
+	from  int // where, from start, the search for the next cut resumes
 }
 
-func newTokenCounter() (*tokenCounter, error) {
+func newTokenCounter(buf *bytes.Buffer) (*tokenCounter, error) {
 	c, err := newCounter()
 	if err != nil {
 		return nil, err
 	}
-	return &tokenCounter{c: c, chunk: tokenChunk}, nil
+	return &tokenCounter{c: c, buf: buf, chunk: tokenChunk}, nil
 }
 
+// Write cuts the chunks buf now completes; what it is given is what was
+// just written to buf (it follows buf in an io.MultiWriter).
 func (t *tokenCounter) Write(b []byte) (int, error) {
-	t.size += len(b)
-	t.pending = append(t.pending, b...)
-	// Chunks are handed to the workers as strings over the buffer they
-	// were gathered in, without a copy: once a chunk is cut from it, the
-	// buffer is never written again (the rest moves to a new one).
-	start := 0
-	for len(t.pending)-start > t.chunk {
-		s := unsafe.String(&t.pending[start], len(t.pending)-start)
+	data := t.buf.Bytes()
+	for len(data)-t.start > t.chunk {
+		s := unsafe.String(&data[t.start], len(data)-t.start)
 		cut := tokenCut(s, max(t.chunk, t.from))
 		if cut < 0 {
 			t.from = len(s)
 			break
 		}
 		t.c.chunks <- s[:cut]
-		start += cut
+		t.start += cut
 		t.from = 0
-	}
-	if start > 0 {
-		rest := t.pending[start:]
-		t.pending = append(make([]byte, 0, max(2*t.chunk, len(rest))), rest...)
 	}
 	return len(b), nil
 }
 
-// finish counts the rest and returns the total.
+// finish counts the rest and returns the total. buf may change after.
 func (t *tokenCounter) finish() (int, error) {
-	t.c.chunks <- unsafe.String(unsafe.SliceData(t.pending), len(t.pending))
-	t.pending = nil
+	rest := t.buf.Bytes()[t.start:]
+	t.c.chunks <- unsafe.String(unsafe.SliceData(rest), len(rest))
 	return t.c.wait()
 }
 
