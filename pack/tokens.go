@@ -3,6 +3,7 @@ package pack
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -280,12 +281,32 @@ func classOf(r rune) uint8 {
 // countPieces is how many pieces o200k_base's pre-tokenizer cuts s into,
 // each at least one token; 0 for invalid UTF-8 (no estimate).
 func countPieces(s string) int {
+	return countPiecesUpTo(s, math.MaxInt).n
+}
+
+// pieceCount is a count of pre-tokenizer pieces; atLeast: the count
+// stopped there, the text has more.
+type pieceCount struct {
+	n       int
+	atLeast bool
+}
+
+// countPiecesUpTo is countPieces(s), or, when that is over limit, the
+// count as far as the first piece over it (atLeast).
+func countPiecesUpTo(s string, limit int) pieceCount {
 	if !utf8.ValidString(s) {
-		return 0
+		return pieceCount{}
 	}
-	n := 0
-	splitO200k(s, func(string) bool { n++; return true })
-	return n
+	c := pieceCount{}
+	splitO200k(s, func(string) bool {
+		c.n++
+		if c.n > limit {
+			c.atLeast = true
+			return false
+		}
+		return true
+	})
+	return c
 }
 
 // splitO200k calls yield with each piece o200k_base's pre-tokenizer cuts

@@ -267,3 +267,22 @@ func TestCountPiecesAtMostTokens(t *testing.T) {
 		t.Fatalf("only %d texts checked", len(texts))
 	}
 }
+
+// TestCountPiecesUpTo: a count up to a limit is the whole count when that
+// is within the limit, else it stops just past the limit and says so.
+func TestCountPiecesUpTo(t *testing.T) {
+	texts := append([]string{"", "a", "one two three", "ünïcödé \"ß\"", "\xff\xfe"}, repositoryTexts(t, 2)...)
+	for _, s := range texts {
+		whole := countPieces(s)
+		for _, limit := range []int{-1, 0, 1, 2, whole - 1, whole, whole + 1, 1 << 30} {
+			got := countPiecesUpTo(s, limit)
+			want := pieceCount{n: whole}
+			if whole > max(limit, 0) {
+				want = pieceCount{n: max(limit, 0) + 1, atLeast: true}
+			}
+			if got != want {
+				t.Errorf("countPiecesUpTo(%.40q, %d) = %+v, want %+v (whole: %d)", s, limit, got, want, whole)
+			}
+		}
+	}
+}
