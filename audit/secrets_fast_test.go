@@ -720,3 +720,63 @@ func TestFastDetectMatchesStockOnLargeText(t *testing.T) {
 		}
 	}
 }
+
+// TestScanLargeTextAssignments: a text of parallelRulesText bytes or more
+// has its password assignments found beside gitleaks' rules, on another
+// goroutine (Scanner.assignments); its findings are those of its parts
+// scanned one by one (every finding here is of one line), the same from
+// run to run.
+func TestScanLargeTextAssignments(t *testing.T) {
+	fake := secrettest.Make(9)
+	var parts []string
+	var part strings.Builder
+	for i := 0; len(parts) < 4; i++ {
+		fmt.Fprintf(&part, "db_password = \"p@ss w0rd!%04d\"\ntoken: %s\n", i, fake.GitHub)
+		part.WriteString("func main() {\n\tfmt.Println(\"hello\")\n}\n")
+		if part.Len() > parallelRulesText/2 {
+			parts = append(parts, part.String())
+			part.Reset()
+		}
+	}
+	text := strings.Join(parts, "")
+	if len(text) < parallelRulesText {
+		t.Fatalf("the text is %d bytes, under %d", len(text), parallelRulesText)
+	}
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var want []string
+	line := 0
+	for i, p := range parts {
+		found, err := s.Scan(ctx, fmt.Sprintf("part%d.txt", i), []byte(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range found {
+			want = append(want, fmt.Sprintf("%s:%d:%d", f.RuleID, line+f.StartLine, f.End-f.Start))
+		}
+		line += strings.Count(p, "\n")
+	}
+	rules := map[string]bool{}
+	for _, w := range want {
+		rules[w[:strings.IndexByte(w, ':')]] = true
+	}
+	if !rules[RulePasswordAssignment] || len(rules) < 2 {
+		t.Fatalf("the parts' findings are of rules %v: want %s and gitleaks' beside it", rules, RulePasswordAssignment)
+	}
+	for range 3 {
+		found, err := s.Scan(ctx, "whole.txt", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range found {
+			got = append(got, fmt.Sprintf("%s:%d:%d", f.RuleID, f.StartLine, f.End-f.Start))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("the whole text's findings (%d) are not its parts' (%d):\n%q\n%q", len(got), len(want), got[:min(6, len(got))], want[:min(6, len(want))])
+		}
+	}
+}
