@@ -331,9 +331,10 @@ func (l textLiterals) foldIn(win window) bool {
 }
 
 // scanLiterals finds the keywords in lower and the anchors in alower (one
-// pass when they are the same text). Its slices are as long as the literals, for each text scanned (79 of
-// the 656 MB a 10,000-file pack allocated): they come from w.found and go
-// back to it with release once the text's scan is over.
+// pass when they are the same text). Its slices are as long as the
+// literals, for each text scanned (79 of the 656 MB a 10,000-file pack
+// allocated): they come from w.found and go back to it with release once
+// the text's scan is over.
 func (w *ruleWindows) scanLiterals(lower, alower string) *textLiterals {
 	t, _ := w.found.Get().(*textLiterals)
 	if t == nil {
