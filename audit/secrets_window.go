@@ -10,11 +10,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/report"
+
+	"github.com/ctxpack/ctxpack/internal/workers"
 )
 
 // ruleWindows gives gitleaks' findings of one pass over a text (no
@@ -437,16 +438,7 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 	// on one core while the other waited (this repository's 118 KB README:
 	// ~24 ms).
 	found := make([][]report.Finding, len(w.windowed))
-	var next atomic.Int64
-	var g sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(w.windowed)) {
-		g.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(found); i = int(next.Add(1)) - 1 {
-				found[i] = rule(i)
-			}
-		})
-	}
-	g.Wait()
+	onAllCores(ctx, len(found), func(i int) { found[i] = rule(i) })
 	for _, f := range found {
 		out = append(out, f...)
 	}
@@ -456,6 +448,16 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 // parallelRulesText is the size of a text from which ruleWindows.detect
 // runs its rules on all the cores.
 const parallelRulesText = 32 << 10
+
+// onAllCores calls rule(i) for each i below n on all the cores; each call
+// writes its own index's results. Calls not started when ctx ends are not
+// made: the scan reports ctx's error after.
+func onAllCores(ctx context.Context, n int, rule func(i int)) {
+	_ = workers.Each(ctx, n, runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
+		rule(i)
+		return nil
+	})
+}
 
 // containsAll reports whether s contains every one of subs.
 func containsAll(s string, subs []string) bool {
@@ -855,16 +857,7 @@ func (w *ruleWindows) decodedRules(ctx context.Context, passes []string, segs []
 			// As in detect: a large text's rules on all the cores (this
 			// repository's README, whose decoded pass two rules without
 			// anchors search whole: ~7 of its ~23 ms).
-			var next atomic.Int64
-			var g sync.WaitGroup
-			for range min(runtime.GOMAXPROCS(0), len(ids)) {
-				g.Go(func() {
-					for k := int(next.Add(1)) - 1; k < len(ids); k = int(next.Add(1)) - 1 {
-						rule(k)
-					}
-				})
-			}
-			g.Wait()
+			onAllCores(ctx, len(ids), rule)
 		}
 		for k, id := range ids {
 			if touched[k] {
