@@ -234,10 +234,10 @@ func (a *allocation) refill(ctx context.Context, tokens, chars int) error {
 }
 
 // A lazy unit's cost is estimated, before its file is scanned, by the
-// pre-tokenizer pieces of its text before redaction (countPieces): each piece
-// is at least one token, and a JSON string escapes rather than joins, so
-// the estimate is at most its cost except where redaction shrinks the
-// text. A unit estimated over the tokens left is passed over unscanned.
+// pre-tokenizer pieces of its text before redaction (countPiecesUpTo):
+// each piece is at least one token, and a JSON string escapes rather than
+// joins, so the estimate is at most its cost except where redaction
+// shrinks the text. A unit estimated over the tokens left is passed over unscanned.
 // Never an overrun: what is taken is costed exactly; at worst a file
 // that only its redaction (a private key block, say) would make fit is
 // not sent.
@@ -250,8 +250,8 @@ const readyLookahead = 256
 
 // ready prepares unit i, scanning its file first when it is lazy, and
 // reports whether it may fit in tokensLeft: a lazy unit whose estimate
-// (countPieces) is over it is left unscanned (false). The next lazy units that
-// may fit with it are scanned with it, in parallel.
+// (countPiecesUpTo) is over it is left unscanned (false). The next lazy
+// units that may fit with it are scanned with it, in parallel.
 func (a *allocation) ready(ctx context.Context, i, tokensLeft int) (bool, error) {
 	u := a.units[i]
 	if !u.lazy {

@@ -577,11 +577,11 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	}
 	var sent string
 	var reds redactions
-	if b.changePack && len(spans) > 0 && b.secretAction() == SecretRedacted {
-		// A change pack sends a file whole only when its budget reaches the
-		// file (prepare), which most files with a secret it reads never
-		// are, and its regions are rescanned as they are cut: the whole
-		// text is rescanned when it is first needed (checkSent). A README
+	if b.lazyScan && len(spans) > 0 {
+		// As it scans a file when it may use it (lazyScan), a change pack
+		// rescans the file's redacted whole text when it first sends it
+		// whole (checkSent): most files with a secret it reads never are,
+		// and their regions are rescanned as they are cut. A README
 		// holding a token in an example was a third of a range's scan.
 		sent, reds.list = applyRedactions(text, spans)
 		sortRedactions(reds.list)

@@ -3,7 +3,6 @@ package pack
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -278,12 +277,6 @@ func classOf(r rune) uint8 {
 	return c
 }
 
-// countPieces is how many pieces o200k_base's pre-tokenizer cuts s into,
-// each at least one token; 0 for invalid UTF-8 (no estimate).
-func countPieces(s string) int {
-	return countPiecesUpTo(s, math.MaxInt).n
-}
-
 // pieceCount is a count of pre-tokenizer pieces; atLeast: the count
 // stopped there, the text has more.
 type pieceCount struct {
@@ -291,8 +284,10 @@ type pieceCount struct {
 	atLeast bool
 }
 
-// countPiecesUpTo is countPieces(s), or, when that is over limit, the
-// count as far as the first piece over it (atLeast).
+// countPiecesUpTo is how many pieces o200k_base's pre-tokenizer cuts s
+// into, each at least one token (0 for invalid UTF-8: no estimate), or,
+// when that is over limit, the count as far as the first piece over it
+// (atLeast).
 func countPiecesUpTo(s string, limit int) pieceCount {
 	if !utf8.ValidString(s) {
 		return pieceCount{}

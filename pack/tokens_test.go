@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -259,7 +260,7 @@ func TestCountPiecesAtMostTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pieces := countPieces(s); pieces > tokens {
+		if pieces := countPiecesUpTo(s, math.MaxInt).n; pieces > tokens {
 			t.Errorf("%d pieces, %d tokens as a JSON string: %.80q", pieces, tokens, s)
 		}
 	}
@@ -273,7 +274,7 @@ func TestCountPiecesAtMostTokens(t *testing.T) {
 func TestCountPiecesUpTo(t *testing.T) {
 	texts := append([]string{"", "a", "one two three", "ünïcödé \"ß\"", "\xff\xfe"}, repositoryTexts(t, 2)...)
 	for _, s := range texts {
-		whole := countPieces(s)
+		whole := countPiecesUpTo(s, math.MaxInt).n
 		for _, limit := range []int{-1, 0, 1, 2, whole - 1, whole, whole + 1, 1 << 30} {
 			got := countPiecesUpTo(s, limit)
 			want := pieceCount{n: whole}
