@@ -69,11 +69,21 @@ func middleLineDiff(old, new string) (diffs []diffmatchpatch.Diff, from, to int)
 	return diffs, from, to
 }
 
+// sharedBlock is how many bytes sharedLines compares at once.
+const sharedBlock = 128
+
 // sharedLines returns the lengths in bytes of the whole lines old and new
 // share at their start and, after those, at their end, as diff.Do splits
 // lines (each with its '\n'; a last line without one is a line too).
 func sharedLines(old, new string) (prefix, suffix int) {
 	n := min(len(old), len(new))
+	// Whole blocks first (a vectorised comparison each), then bytes: a
+	// changelog that grows by a line at its top, diffed once a commit,
+	// is mostly a common end compared byte by byte (express: 2 ms of a
+	// 14-commit range).
+	for prefix+sharedBlock <= n && old[prefix:prefix+sharedBlock] == new[prefix:prefix+sharedBlock] {
+		prefix += sharedBlock
+	}
 	for prefix < n && old[prefix] == new[prefix] {
 		prefix++
 	}
@@ -83,8 +93,11 @@ func sharedLines(old, new string) (prefix, suffix int) {
 	// Back to the start of the line the sides differ in.
 	prefix = strings.LastIndexByte(old[:prefix], '\n') + 1
 	o, w := old[prefix:], new[prefix:]
-	c := 0
-	for c < min(len(o), len(w)) && o[len(o)-1-c] == w[len(w)-1-c] {
+	c, m := 0, min(len(o), len(w))
+	for c+sharedBlock <= m && o[len(o)-c-sharedBlock:len(o)-c] == w[len(w)-c-sharedBlock:len(w)-c] {
+		c += sharedBlock
+	}
+	for c < m && o[len(o)-1-c] == w[len(w)-1-c] {
 		c++
 	}
 	// The longest common end that starts a line on both sides: at the

@@ -141,3 +141,65 @@ func FuzzLineDiff(f *testing.F) {
 		checkLineDiff(t, old, editLines(r, old, 1+int(edits%8), pool))
 	})
 }
+
+// TestSharedLinesAcrossBlocks holds sharedLines, which compares whole
+// blocks before bytes, to a byte-by-byte reference: texts of up to ten
+// blocks, edited at every byte.
+func TestSharedLinesAcrossBlocks(t *testing.T) {
+	reference := func(old, new string) (int, int) {
+		p := 0
+		for p < min(len(old), len(new)) && old[p] == new[p] {
+			p++
+		}
+		if p == len(old) && p == len(new) {
+			return p, 0
+		}
+		p = strings.LastIndexByte(old[:p], '\n') + 1
+		o, w := old[p:], new[p:]
+		c := 0
+		for c < min(len(o), len(w)) && o[len(o)-1-c] == w[len(w)-1-c] {
+			c++
+		}
+		for ; c > 0; c-- {
+			if i, j := len(o)-c, len(w)-c; (i == 0 || o[i-1] == '\n') && (j == 0 || w[j-1] == '\n') {
+				break
+			}
+		}
+		return p, c
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	line := func() string { // random letters: no repeats for a shift to hide behind
+		b := make([]byte, r.IntN(17), 17)
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		return string(append(b, '\n'))
+	}
+	checked := 0
+	for _, size := range []int{0, 1, sharedBlock - 1, sharedBlock, sharedBlock + 1, 3 * sharedBlock, 10 * sharedBlock} {
+		var b strings.Builder
+		for b.Len() < size {
+			b.WriteString(line())
+		}
+		old := b.String()
+		for at := 0; at <= len(old); at++ {
+			for _, edit := range []string{"", "x", "\n", "zz\n", line() + line()} {
+				for _, cut := range []int{0, 1} { // replace a byte, or only insert
+					if at+cut > len(old) {
+						continue
+					}
+					new := old[:at] + edit + old[at+cut:]
+					gotP, gotS := sharedLines(old, new)
+					wantP, wantS := reference(old, new)
+					if gotP != wantP || gotS != wantS {
+						t.Fatalf("sharedLines(%d bytes, edit %q at %d) = %d, %d; byte by byte %d, %d", len(old), edit, at, gotP, gotS, wantP, wantS)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 10000 {
+		t.Fatalf("checked %d cases; want the whole table", checked)
+	}
+}
