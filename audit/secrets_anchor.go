@@ -280,6 +280,52 @@ func starts(re *syntax.Regexp) ([]string, bool) {
 	return nil, false
 }
 
+// matchStarts is starts letting a match open with assertions: every
+// match of re begins with one of the strings, and where an occurrence of
+// one begins a match in a text, the pattern anchored at the start of the
+// text (\A) matches the text from that occurrence on. An assertion that
+// holds at the start of any text may come first (^, \A, (?m)^), and \b
+// when every string begins with a word byte: there \b holds exactly when
+// the byte before is none, or not a word byte. (\B may fail at a text's
+// start where it held in the middle: not let through.)
+func matchStarts(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return matchStarts(re.Sub[0])
+	case syntax.OpAlternate:
+		return union(re.Sub, matchStarts)
+	case syntax.OpConcat:
+		subs, boundary := leadingAssertions(re.Sub)
+		if len(subs) == len(re.Sub) {
+			return starts(re)
+		}
+		if len(subs) == 0 {
+			return nil, false
+		}
+		out, ok := starts(&syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: subs})
+		if !ok || boundary && slices.ContainsFunc(out, func(s string) bool { return !isWordByte(s[0]) }) {
+			return nil, false
+		}
+		return out, true
+	}
+	return starts(re)
+}
+
+// leadingAssertions returns subs without the assertions matchStarts lets
+// a match open with, and whether \b was one of them.
+func leadingAssertions(subs []*syntax.Regexp) (rest []*syntax.Regexp, boundary bool) {
+	for i, s := range subs {
+		switch s.Op {
+		case syntax.OpBeginLine, syntax.OpBeginText:
+		case syntax.OpWordBoundary:
+			boundary = true
+		default:
+			return subs[i:], boundary
+		}
+	}
+	return nil, boundary
+}
+
 // requiredLiterals returns literals, asciiLower'ed as exact gives them and of at
 // least minAnchorLength bytes, that every match of re contains.
 func requiredLiterals(re *syntax.Regexp) []string {

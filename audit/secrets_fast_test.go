@@ -549,6 +549,77 @@ func TestStarts(t *testing.T) {
 	}
 }
 
+// TestMatchStarts: the strings one of which begins every match, after the
+// assertions that hold at the start of any text; \b only before strings
+// that begin with a word byte, \B never.
+func TestMatchStarts(t *testing.T) {
+	for _, c := range []struct {
+		re     string
+		starts []string
+		ok     bool
+	}{
+		{`\bkey[0-9]`, []string{"key"}, true},
+		{`^abc|(?m)^xyz`, []string{"abc", "xyz"}, true},
+		{`\A\bcurl\b.*-u`, []string{"curl"}, true},
+		{`(?i)(?:\bkind:.{0,9}secret|\bdata:.{0,9}kind:)`, []string{"data:", "kind:"}, true},
+		{`abc[0-9]+`, []string{"abc"}, true}, // as starts
+		{`\b-key`, nil, false},               // \b before a non-word byte needs the byte before
+		{`\b(?:key|-k)`, nil, false},
+		{`\Bkey`, nil, false},
+		{`\b`, nil, false},
+		{`\b[a-z]+`, nil, false},
+		{`x*\bkey`, nil, false},
+	} {
+		got, ok := matchStarts(mustParse(t, c.re))
+		if ok != c.ok || ok && !slices.Equal(got, c.starts) {
+			t.Errorf("matchStarts(%q) = %q, %v; want %q, %v", c.re, got, ok, c.starts, c.ok)
+		}
+	}
+}
+
+// TestStartsAnywhere: the default rules that are not anchored but whose
+// matches begin with a literal run only on texts where their pattern
+// matches from one, and a text spelling one with a fold rune is searched
+// whole; the findings are the stock detector's either way.
+func TestStartsAnywhere(t *testing.T) {
+	f, stock := defaultFast(t)
+	for _, id := range []string{"kubernetes-secret-yaml", "curl-auth-user"} {
+		r := f.rules.windowedRule(id)
+		if r == nil || r.anchored {
+			t.Fatalf("%s: windowed %v, want it not anchored", id, r != nil)
+		}
+		if strs, at := r.startAt(); at == nil || len(strs) == 0 {
+			t.Errorf("%s: no strings its matches begin with", id)
+		}
+	}
+	k8s := f.rules.windowedRule("kubernetes-secret-yaml")
+	curl := f.rules.windowedRule("curl-auth-user")
+	fake := secrettest.Make(7)
+	for _, c := range []struct {
+		name, text string
+		rule       *windowedRule
+		may        bool
+	}{
+		{"prose naming the keys", "A Secret of kind: Secret has data: in it, says the secret manual.\n", k8s, false},
+		{"a manifest", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: " + fake.AWSSecret + "\n", k8s, true},
+		{"data before kind", "data:\n  token: " + fake.AWSSecret + "\nkind: secret\n", k8s, true},
+		{"a Kelvin sign spelling kind", "\u212aind: Secret\ndata:\n  password: " + fake.AWSSecret + "\n", k8s, true},
+		{"prose naming curl", "Use curl to fetch it; curl -u is the option, with --user.\n", curl, false},
+		{"a curl with a user", "curl -X POST https://example.org \\\n  -u admin:" + fake.DBPassword + "\n", curl, true},
+		{"ſ is no letter of curl", "ſ: use curl.\n", curl, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.rule.startsAnywhere(c.text, asciiLower(c.text), foldOffsets(c.text)); got != c.may {
+				t.Errorf("startsAnywhere = %v, want %v", got, c.may)
+			}
+			if !c.may && c.rule.re().MatchString(c.text) {
+				t.Errorf("%s matches where startsAnywhere says it cannot", c.rule.id)
+			}
+			sameFindings(t, f, stock, fragment{Raw: c.text, FilePath: "README.md", StartLine: 1})
+		})
+	}
+}
+
 func mustParse(t *testing.T, re string) *syntax.Regexp {
 	t.Helper()
 	tree, err := syntax.Parse(re, syntax.Perl)
@@ -635,6 +706,8 @@ func FuzzRuleAnalysis(f *testing.F) {
 	f.Add(`(?i)kind:.{0,20}secret|secret.{0,20}kind:`, "kind: Secret")
 	f.Add(`(ab|cd)?ef[0-9]{2,}`, "cdef123")
 	f.Add(`[^"]{3,}:[^"]{3,}`, `"user:pass"`)
+	f.Add(`\bcurl\b(?:.*|.*(?:[\r\n]{1,2}.*){1,5})[ \t\n\r](?:-u|--user)(?:=|[ \t]{0,5})(\S+)`, "xcurl a\n curl b\n -u user:pass")
+	f.Add(`(?i)\bkind:.{0,9}secret|^data:`, "kind kind: secret")
 	f.Fuzz(func(t *testing.T, pattern, text string) {
 		if len(pattern) > 512 || len(text) > 4096 {
 			return
@@ -651,11 +724,20 @@ func FuzzRuleAnalysis(f *testing.F) {
 		}
 		need := requiredLiterals(tree)
 		_, _ = starts(tree)
+		strs, startAt := startAtOf(pattern, tree)
 		m := re.FindStringIndex(text)
 		if m == nil || hasFoldRune(text) {
 			return
 		}
 		match := text[m[0]:m[1]]
+		if startAt != nil {
+			if !slices.ContainsFunc(strs, func(s string) bool { return strings.HasPrefix(asciiLower(text[m[0]:]), s) }) {
+				t.Fatalf("the match %q of %q begins with none of %q", match, pattern, strs)
+			}
+			if !startAt.MatchString(text[m[0]:]) {
+				t.Fatalf("%v does not match from the start %d of the match %q of %q", startAt, m[0], match, pattern)
+			}
+		}
 		for _, lit := range need {
 			if !strings.Contains(asciiLower(match), lit) {
 				t.Fatalf("%q matches %q without its required literal %q", pattern, match, lit)

@@ -88,6 +88,11 @@ type windowedRule struct {
 	// nil: none.
 	prechecks func() (pre, at *regexp.Regexp)
 	anchored  bool // else its window is the whole text
+	// startAt is, for a rule that is not anchored, the strings one of
+	// which begins every match (matchStarts) and the pattern anchored at
+	// the start of the text: a text where it matches from no occurrence
+	// of them is not searched (startsAnywhere). Nil: none.
+	startAt func() (starts []string, at *regexp.Regexp)
 	// needs are literals every match contains (requiredLiterals), for a
 	// rule that is not anchored: a text without one of them is not searched;
 	// nor is one without run (requiredRun; nil: none found).
@@ -233,6 +238,9 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 					return newlines(t)
 				}
 				return unbounded
+			})
+			wr.startAt = sync.OnceValues(func() ([]string, *regexp.Regexp) {
+				return startAtOf(pattern, tree())
 			})
 		}
 		wr.prechecks = sync.OnceValues(func() (pre, at *regexp.Regexp) {
@@ -410,6 +418,9 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 		if !r.anchored {
 			if run := r.run(); run != nil && !run.in(text) {
 				return nil // nor without it
+			}
+			if !r.startsAnywhere(text, alower, lits.folds) {
+				return nil // nor where none of its matches can begin
 			}
 		}
 		var found []report.Finding
@@ -606,6 +617,72 @@ func (r *windowedRule) startsIn(at *regexp.Regexp, text string, win window, lits
 			if at.MatchString(text[occ[i]:]) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// startAtOf builds an unanchored rule's startAt from its pattern and its
+// syntax tree (nil: unparsable).
+func startAtOf(pattern string, tree *syntax.Regexp) ([]string, *regexp.Regexp) {
+	if tree == nil {
+		return nil, nil
+	}
+	strs, ok := matchStarts(tree)
+	if !ok {
+		return nil, nil
+	}
+	at, err := regexp.Compile(`\A(?:` + pattern + `)`)
+	if err != nil {
+		return nil, nil
+	}
+	return strs, at
+}
+
+// startsAnywhere reports whether the rule, which is not anchored, may
+// match text (alower: text ASCII-lowered; folds: the offsets of its fold
+// runes): whether its anchored pattern matches text from an occurrence
+// of one of the strings every match begins with, or the rule has none.
+//
+// Such a rule's pattern is run by Go's NFA over the whole text, where an
+// anchored one stops where no match can go on: kubernetes-secret-yaml
+// (every match begins with kind: or data:) and curl-auth-user (curl) were
+// ~10 and ~5 ms of a scan of this repository's README, which names them,
+// as Go's prefix search cannot skip to a literal behind \b or a case
+// fold. A match beginning at an occurrence o is a match of the anchored
+// pattern on text[o:] (see matchStarts), so none there means none at all.
+// Occurrences are looked for ASCII-lowered (a case-sensitive pattern only
+// has fewer); a rune Go folds to a letter of the strings (ſ to s, the
+// Kelvin sign to k) may spell one where lowering does not see it, and
+// the text is then searched as before.
+func (r *windowedRule) startsAnywhere(text, alower string, folds []int) bool {
+	if r.startAt == nil {
+		return true
+	}
+	strs, at := r.startAt()
+	if at == nil {
+		return true
+	}
+	for _, f := range folds {
+		c, _ := utf8.DecodeRuneInString(text[f:])
+		letter := "k"
+		if c == '\u017f' {
+			letter = "s"
+		}
+		if slices.ContainsFunc(strs, func(s string) bool { return strings.Contains(s, letter) }) {
+			return true
+		}
+	}
+	for _, s := range strs {
+		for i := 0; ; {
+			j := strings.Index(alower[i:], s)
+			if j < 0 {
+				break
+			}
+			if at.MatchString(text[i+j:]) {
+				return true
+			}
+			i += j + 1
 		}
 	}
 	return false
@@ -901,6 +978,9 @@ func (w *ruleWindows) touchesDecoded(id string, p *decodedPass) bool {
 	wr := w.windowedRule(id)
 	if wr != nil && !wr.anchored && p.lits.folds == nil && !containsAll(p.alower, wr.needs()) {
 		return false // no match without them
+	}
+	if wr != nil && !wr.anchored && !wr.startsAnywhere(text, p.alower, p.lits.folds) {
+		return false // no match anywhere
 	}
 	if wr == nil || !wr.anchored || ranges == nil {
 		if wr != nil && !wr.anchored && ranges != nil && wr.reach() < unbounded &&
