@@ -367,29 +367,34 @@ type byteRun struct {
 	n     int
 }
 
-// minByteRun is the shortest run requiredRun reports: shorter ones are in
-// most texts and would spare nothing.
+// minByteRun is the shortest run requiredRuns reports: shorter ones are
+// in most texts and would spare nothing.
 const minByteRun = 8
 
-// requiredRun returns a run of bytes every match of re holds (the longest
-// it finds), nil when it finds none of minByteRun bytes or more. Such a run
-// rules a text out with a pass over its bytes where Go's NFA would run the
-// rule's whole pattern over it: sourcegraph-access-token (40 hex digits,
-// whichever of its alternatives) and facebook-access-token (15 digits),
-// which this repository's and gin's READMEs name, ~1.2 ms of a 24 KB
-// README's 3.3 ms scan.
-func requiredRun(re *syntax.Regexp) *byteRun {
-	r := runOf(re)
-	if r == nil || r.n < minByteRun {
-		return nil
+// requiredRuns returns runs of bytes every match of re holds, each of
+// minByteRun bytes or more (nil: none). A text lacking one of them is
+// ruled out by a pass over its bytes where Go's NFA would run the rule's
+// whole pattern over it: sourcegraph-access-token (40 hex digits,
+// whichever of its alternatives) and facebook-access-token (15 digits,
+// then 27 of [0-9a-z_-]), which this repository's and gin's READMEs name,
+// ~1.2 ms of a 24 KB README's 3.3 ms scan. Every run is looked for, not
+// the longest alone: this README holds words of 27 such bytes but no 15
+// digits in a row, and facebook-access-token's NFA was 3.7 ms of its scan.
+func requiredRuns(re *syntax.Regexp) []*byteRun {
+	var out []*byteRun
+	for _, r := range runsOf(re) {
+		if r.n >= minByteRun {
+			out = append(out, r)
+		}
 	}
-	return r
+	return out
 }
 
-func runOf(re *syntax.Regexp) *byteRun {
+// runsOf returns runs every match of re holds.
+func runsOf(re *syntax.Regexp) []*byteRun {
 	switch re.Op {
 	case syntax.OpCapture, syntax.OpPlus:
-		return runOf(re.Sub[0])
+		return runsOf(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min < 1 {
 			return nil
@@ -407,23 +412,26 @@ func runOf(re *syntax.Regexp) *byteRun {
 					}
 				}
 			}
-			return r
+			return []*byteRun{r}
 		}
-		return runOf(re.Sub[0])
+		return runsOf(re.Sub[0])
 	case syntax.OpConcat:
-		var best *byteRun
+		var out []*byteRun
 		for _, sub := range re.Sub {
-			if r := runOf(sub); r != nil && (best == nil || r.n > best.n) {
-				best = r
-			}
+			out = append(out, runsOf(sub)...)
 		}
-		return best
+		return out
 	case syntax.OpAlternate:
 		// Every alternative holds one: a run of the union of their
-		// classes, as long as the shortest.
+		// classes (each alternative's longest), as long as the shortest.
 		var out *byteRun
 		for _, sub := range re.Sub {
-			r := runOf(sub)
+			var r *byteRun
+			for _, c := range runsOf(sub) {
+				if r == nil || c.n > r.n {
+					r = c
+				}
+			}
 			if r == nil {
 				return nil
 			}
@@ -437,9 +445,19 @@ func runOf(re *syntax.Regexp) *byteRun {
 				out.class[b] = out.class[b] || r.class[b]
 			}
 		}
-		return out
+		return []*byteRun{out}
 	}
 	return nil
+}
+
+// allIn reports whether s holds every one of runs.
+func allIn(runs []*byteRun, s string) bool {
+	for _, r := range runs {
+		if !r.in(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // in reports whether s holds the run.

@@ -697,9 +697,11 @@ func TestRequiredLiterals(t *testing.T) {
 
 // FuzzRuleAnalysis feeds rule patterns, which a repository's .gitleaks.toml
 // controls, through the analyses the windowed scan rests on, and checks
-// each claim on a text the pattern matches: every required literal is in
-// the match, the precheck matches it, and the anchored precheck matches at
-// an anchor occurrence inside it. Never a panic.
+// each claim on a text the pattern matches: every required literal and
+// every required run is in the match, the precheck matches it, the
+// anchored precheck matches at an anchor occurrence inside it, and an
+// unanchored rule's anchored pattern (startAtOf) matches from the
+// match's start, which one of its strings begins. Never a panic.
 func FuzzRuleAnalysis(f *testing.F) {
 	f.Add(`(?i)[\w.-]{0,50}?(?:key|token)[ \t]{0,5}[=:]\s*([a-z0-9]{10,40})`, "x.api_key = abcdef0123456789")
 	f.Add(`\b(?:hvs\.[\w-]{90,120}|s\.(?i:[a-z0-9]{24}))(?:\s|$)`, "token s.ABCDEFGHIJKLMNOPQRSTUVWX\n")
@@ -708,6 +710,7 @@ func FuzzRuleAnalysis(f *testing.F) {
 	f.Add(`[^"]{3,}:[^"]{3,}`, `"user:pass"`)
 	f.Add(`\bcurl\b(?:.*|.*(?:[\r\n]{1,2}.*){1,5})[ \t\n\r](?:-u|--user)(?:=|[ \t]{0,5})(\S+)`, "xcurl a\n curl b\n -u user:pass")
 	f.Add(`(?i)\bkind:.{0,9}secret|^data:`, "kind kind: secret")
+	f.Add(`(?i)\b(\d{15,16}(\||%)[0-9a-z\-_]{27,40})(?:['"\s;]|$)`, "982734650192837|zq8xk2mv9pl4st7wr1nb6cy3hj5gf0da\n")
 	f.Fuzz(func(t *testing.T, pattern, text string) {
 		if len(pattern) > 512 || len(text) > 4096 {
 			return
@@ -741,6 +744,11 @@ func FuzzRuleAnalysis(f *testing.F) {
 		for _, lit := range need {
 			if !strings.Contains(asciiLower(match), lit) {
 				t.Fatalf("%q matches %q without its required literal %q", pattern, match, lit)
+			}
+		}
+		for _, r := range requiredRuns(tree) {
+			if !r.in(match) {
+				t.Fatalf("%q matches %q without its required run of %d", pattern, match, r.n)
 			}
 		}
 		if pre != nil && !pre.MatchString(match) {

@@ -95,9 +95,9 @@ type windowedRule struct {
 	startAt func() (starts []string, at *regexp.Regexp)
 	// needs are literals every match contains (requiredLiterals), for a
 	// rule that is not anchored: a text without one of them is not searched;
-	// nor is one without run (requiredRun; nil: none found).
+	// nor is one without each of runs (requiredRuns).
 	needs func() []string
-	run   func() *byteRun
+	runs  func() []*byteRun
 	// reach is the most newlines a match holds (unanchored rules only:
 	// their tests on decoded texts look at the lines around the decoded
 	// values, see nearRanges).
@@ -227,9 +227,9 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 				}
 				return nil
 			})
-			wr.run = sync.OnceValue(func() *byteRun {
+			wr.runs = sync.OnceValue(func() []*byteRun {
 				if t := tree(); t != nil {
-					return requiredRun(t)
+					return requiredRuns(t)
 				}
 				return nil
 			})
@@ -416,8 +416,8 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 			return nil // no match without them
 		}
 		if !r.anchored {
-			if run := r.run(); run != nil && !run.in(text) {
-				return nil // nor without it
+			if !allIn(r.runs(), text) {
+				return nil // nor without its runs
 			}
 			if !r.startsAnywhere(text, alower, lits.folds) {
 				return nil // nor where none of its matches can begin
@@ -979,7 +979,7 @@ func (w *ruleWindows) touchesDecoded(id string, p *decodedPass) bool {
 	if wr != nil && !wr.anchored && p.lits.folds == nil && !containsAll(p.alower, wr.needs()) {
 		return false // no match without them
 	}
-	if wr != nil && !wr.anchored && !wr.startsAnywhere(text, p.alower, p.lits.folds) {
+	if wr != nil && !wr.anchored && (!allIn(wr.runs(), text) || !wr.startsAnywhere(text, p.alower, p.lits.folds)) {
 		return false // no match anywhere
 	}
 	if wr == nil || !wr.anchored || ranges == nil {
