@@ -29,14 +29,24 @@ var jsKeywords = set("if", "for", "while", "switch", "catch", "return", "functio
 var jsModifiers = set("async", "static", "get", "set", "public", "private", "protected", "readonly",
 	"override", "abstract", "declare", "export", "default", "*")
 
+// jsText is text as the JavaScript extractor reads it: a first line
+// starting with #! (a script's interpreter) blanked; shebang says whether
+// it had one.
+func jsText(text string) (_ string, shebang bool) {
+	if !strings.HasPrefix(text, "#!") {
+		return text, false
+	}
+	i := strings.IndexByte(text, '\n')
+	if i < 0 {
+		i = len(text)
+	}
+	return strings.Repeat(" ", i) + text[i:], true
+}
+
 func extractJS(p, text string, f *Facts) {
-	if strings.HasPrefix(text, "#!") {
+	text, shebang := jsText(text)
+	if shebang {
 		f.Main, f.MainLine = true, 1
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			i = len(text)
-		}
-		text = strings.Repeat(" ", i) + text[i:]
 	}
 	f.Doc = leadingDoc(text)
 	s := newStream(lex(text, lexOpts{js: true}))
@@ -564,17 +574,32 @@ func nestRoutes(s *tstream, f *Facts) {
 	}
 }
 
-// jsFuncs finds function bodies: declarations, methods, function
-// expressions and arrow functions with block bodies.
+// jsFuncs measures the function bodies jsFuncSites finds.
 func jsFuncs(s *tstream, f *Facts) {
+	for _, site := range jsFuncSites(s) {
+		f.Funcs = append(f.Funcs, s.fn(site.name, site.nameIdx, site.open, cBranch))
+	}
+}
+
+// jsFuncSite is a function body: its name as jsFuncs gives it, the token
+// naming it and the token opening its body.
+type jsFuncSite struct {
+	name          string
+	nameIdx, open int
+}
+
+// jsFuncSites finds function bodies, in order, once each: declarations,
+// methods, function expressions and arrow functions with block bodies.
+func jsFuncSites(s *tstream) []jsFuncSite {
 	t := s.t
+	var sites []jsFuncSite
 	seen := map[int]bool{}
 	add := func(name string, nameIdx, open int) {
 		if open < 0 || seen[open] {
 			return
 		}
 		seen[open] = true
-		f.Funcs = append(f.Funcs, s.fn(name, nameIdx, open, cBranch))
+		sites = append(sites, jsFuncSite{name, nameIdx, open})
 	}
 	// The class whose body encloses a position, for method names.
 	type class struct {
@@ -692,6 +717,7 @@ func jsFuncs(s *tstream, f *Facts) {
 			add(qualify(i, x.text), i, open)
 		}
 	}
+	return sites
 }
 
 // jsSQL finds SQL built by concatenation or template interpolation.

@@ -1,6 +1,9 @@
 package lang
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // MayDefine reports whether Extract(p, text) may list a symbol whose short
 // name is name (Defined finds it), without extracting: false only when it
@@ -16,12 +19,37 @@ import "strings"
 // the names its top-level declarations declare, and such a name is a word
 // of its own (no letter, digit or _ of the same word beside it), that no
 // '.' precedes and no ':' follows on its line, on a line that is not a
-// comment. Other languages always may.
+// comment. For JavaScript and TypeScript it is exact (jsSiteNames). Other
+// languages always may.
 func MayDefine(p, text, name string) bool {
+	return Definer(p, text)(name)
+}
+
+// Definer returns MayDefine(p, text, ·): one text asked about several
+// names does the work they share once (a JavaScript text is lexed on the
+// first name its occurrences leave open, and only then).
+func Definer(p, text string) func(name string) bool {
 	switch {
 	case langOf(p) == "" || len(text) > extractMaxBytes:
-		return false
-	case langOf(p) != LangGo || !asciiIdent(name):
+		return func(string) bool { return false }
+	case langOf(p) == LangJavaScript || langOf(p) == LangTypeScript:
+		names := sync.OnceValue(func() map[string]bool { return jsSiteNames(text) })
+		return func(name string) bool {
+			if jsIdent(name) && !jsMayName(text, name) {
+				return false
+			}
+			return names()[name]
+		}
+	case langOf(p) != LangGo:
+		return func(string) bool { return true }
+	}
+	return func(name string) bool { return goMayDefine(text, name) }
+}
+
+// goMayDefine is MayDefine for Go (and any name outside Go's identifiers:
+// always may).
+func goMayDefine(text, name string) bool {
+	if !asciiIdent(name) {
 		return true
 	}
 	for i := 0; ; {
@@ -98,6 +126,75 @@ func asciiIdent(s string) bool {
 	}
 	for i := 0; i < len(s); i++ {
 		if !asciiWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsSiteNames is what MayDefine asks of a JavaScript or TypeScript text
+// (Definer), exact: the short names of its symbols. Their
+// symbols are the functions jsFuncSites names, found here without
+// measuring them (the whole extraction, with its complexity measures,
+// routes and signals, of express's test files was ~7 ms of a range's
+// callee lookup: they call request(app) and express() and define
+// neither). Most files are answered without lexing: each name jsFuncs
+// gives is an identifier token of its own, after "function" (or its '*'),
+// before the '=' or ':' a function or an arrow is assigned with, or a
+// method's name before its '(' where a statement may start. An
+// occurrence that a '.' precedes on its line (spaces and tabs between:
+// the token before it is ".", "?." or "...") and that '(', ')', ',', ';',
+// '[', ']', '}', '.' or the text's end follows (the lexer's blanks and
+// line ends between: the token after it is none of '=' and ':') is a
+// call or a property read (res.send(body)), never one of those: a text
+// whose every occurrence is such defines nothing of that name.
+func jsSiteNames(text string) map[string]bool {
+	text, _ = jsText(text)
+	names := map[string]bool{}
+	for _, site := range jsFuncSites(newStream(lex(text, lexOpts{js: true}))) {
+		names[(Symbol{Name: site.name}).Short()] = true
+	}
+	return names
+}
+
+// jsMayName reports whether text holds an occurrence of the identifier
+// name that may be a name jsFuncs gives (see jsMayDefine).
+func jsMayName(text, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(name)
+		i = at + 1
+		if at > 0 && isIdentPart(text[at-1]) || end < len(text) && isIdentPart(text[end]) {
+			continue // inside a longer identifier
+		}
+		if !afterSelectorDot(text, at) || !beforeUse(text, end) {
+			return true
+		}
+	}
+}
+
+// beforeUse reports whether what follows text[:end], after the JavaScript
+// lexer's blanks and line ends, is the text's end or a character that
+// starts none of the tokens a name is defined before ('=', ':'): a call's
+// '(', a closing bracket, a separator or a further selector.
+func beforeUse(text string, end int) bool {
+	k := end
+	for k < len(text) && strings.IndexByte(" \t\r\f\v\n", text[k]) >= 0 {
+		k++
+	}
+	return k == len(text) || strings.IndexByte("(),;[]}.", text[k]) >= 0
+}
+
+// jsIdent reports whether s is one identifier token of the JavaScript lexer.
+func jsIdent(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentPart(s[i]) {
 			return false
 		}
 	}

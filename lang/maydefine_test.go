@@ -33,7 +33,21 @@ func TestMayDefine(t *testing.T) {
 		{"variadic type", "p.go", "package p\n\nfunc f(a ...Name) {}\n", "Name", false},
 		{"selector across a line end may be anything", "p.go", "package p\n\nvar v = x.\n\tName\n", "Name", true},
 		{"absent", "p.go", "package p\n", "Name", false},
-		{"other languages always may", "a.js", "x.Name()", "Name", true},
+		{"other languages always may", "a.py", "x.Name()", "Name", true},
+		{"js: a method assigned", "r.js", "res.send = function send(body) {\n  return 1\n}\n", "send", true},
+		{"js: calls and reads only", "r.js", "res.send(body);\napp.use(x)\nconst y = res.send\n", "send", false},
+		{"js: a call starting a chain", "t.js", "request(app)\n  .get('/')\n  .expect(200, done)\n", "request", false},
+		{"js: a called name assigned", "t.js", "var express = require('../')\nvar app = express()\n", "express", false},
+		{"js: a class method", "c.js", "class A {\n  send(x) {\n    return x\n  }\n}\n", "send", true},
+		{"js: an arrow", "a.js", "const f = async (a) => {\n  return a\n}\n", "f", true},
+		{"js: an object's method", "o.js", "module.exports = {\n  send: function () {},\n}\n", "send", true},
+		{"js: assigned through a dot on the next line", "o.js", "proto\n  .send = function () {}\n", "send", true},
+		{"js: a comment between name and =", "o.js", "x.send /* c */ = function () {}\n", "send", true},
+		{"ts: a function", "u.ts", "export function format(x: number): string {\n  return ''\n}\n", "format", true},
+		{"ts: a generic function is not measured", "u.ts", "export function wrap<T>(x: T): T {\n  return x\n}\n", "wrap", false},
+		{"js: a shebang line naming it", "s.js", "#!/usr/bin/env node send\nsend()\n", "send", false},
+		{"js: a name no identifier is", "n.js", "const f = () => {}\n", "arrow function", false},
+		{"js: the extractor's own name", "n.js", "x(() => {\n})\n", "arrow function", true},
 		{"no extractor", "a.txt", "func Name() {}", "Name", false},
 		{"over the extraction bound", "p.go", big, "Name", false},
 		{"a name no Go identifier is", "p.go", "package p\n\nfunc f() { x.é() }\n", "é", true},
@@ -43,8 +57,12 @@ func TestMayDefine(t *testing.T) {
 			if got := MayDefine(tt.path, tt.text, tt.word); got != tt.want {
 				t.Errorf("MayDefine(%q) = %v, want %v", tt.word, got, tt.want)
 			}
-			if !tt.want && len(Defined(Extract(tt.path, tt.text).Symbols, tt.word)) > 0 {
+			defined := len(Defined(Extract(tt.path, tt.text).Symbols, tt.word)) > 0
+			if !tt.want && defined {
 				t.Errorf("Extract defines %q where MayDefine says it cannot", tt.word)
+			}
+			if js := langOf(tt.path) == LangJavaScript || langOf(tt.path) == LangTypeScript; js && defined != tt.want {
+				t.Errorf("Extract defines %q: %v; MayDefine, exact for %s, says %v", tt.word, defined, tt.path, tt.want)
 			}
 		})
 	}
@@ -102,6 +120,57 @@ func TestMayDefineOnThisModule(t *testing.T) {
 		t.Fatalf("read %d Go files of the module; want them all", files)
 	}
 	t.Logf("%d files, %d (file, word) pairs, %d answered without extracting", files, asked, spared)
+}
+
+// TestMayDefineOnScripts holds MayDefine to Extract on every word of the
+// TypeScript files under testdata, each read also as JavaScript: exact.
+func TestMayDefineOnScripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/summary_repo/web/src/*/*.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("testdata/summary_repo/web/src/*.ts")
+	files = append(files, more...)
+	word := regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
+	defined := 0
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		for _, path := range []string{p, strings.TrimSuffix(p, ".ts") + ".js"} {
+			f := Extract(path, text)
+			for _, w := range word.FindAllString(text, -1) {
+				d := len(Defined(f.Symbols, w)) > 0
+				if d {
+					defined++
+				}
+				if may := MayDefine(path, text, w); may != d {
+					t.Errorf("%s: Extract defines %q: %v; MayDefine says %v", path, w, d, may)
+				}
+			}
+		}
+	}
+	if len(files) < 3 || defined == 0 {
+		t.Fatalf("%d files, %d defined words: the test tests nothing", len(files), defined)
+	}
+}
+
+// FuzzMayDefineScript holds MayDefine to Extract on JavaScript a
+// repository controls: exactly what Extract defines, on any text.
+func FuzzMayDefineScript(f *testing.F) {
+	f.Add("res.send = function send(body) {}\nres.json(x)\n", "send")
+	f.Add("request(app)\n  .get('/')\nclass A { get(x) { } }\n", "get")
+	f.Add("#!/usr/bin/env node\nconst f = async (a) => {\n}\nx.f(1)\n", "f")
+	f.Fuzz(func(t *testing.T, text, name string) {
+		for _, p := range []string{"p.js", "p.ts"} {
+			may := MayDefine(p, text, name)
+			if defined := len(Defined(Extract(p, text).Symbols, name)) > 0; may != defined {
+				t.Fatalf("%s: Extract defines %q: %v; MayDefine says %v", p, name, defined, may)
+			}
+		}
+	})
 }
 
 // FuzzMayDefine holds MayDefine to Extract on Go text a repository

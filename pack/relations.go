@@ -444,6 +444,7 @@ type relationFinder struct {
 	changedFile map[string]bool
 	read        map[string]*entry
 	res         *lang.Resolver
+	definers    map[string]func(string) bool // see definer
 }
 
 // calleeCandidates are the files the callee lookup may ask mayDefine
@@ -494,6 +495,7 @@ type aheadFile struct {
 	file  File // from the head tree; Read nil when it was not read ahead
 	data  []byte
 	text  string
+	may   func(name string) bool // lang.Definer of text
 	facts *lang.Facts
 }
 
@@ -549,7 +551,8 @@ func (b *builder) readAhead(ctx context.Context, p string, af *aheadFile, names 
 	}
 	af.file, af.data = f, data
 	af.text = string(data)
-	if slices.ContainsFunc(names, func(n string) bool { return lang.MayDefine(p, af.text, n) }) {
+	af.may = lang.Definer(p, af.text)
+	if slices.ContainsFunc(names, af.may) {
 		af.facts = lang.Extract(p, af.text)
 	}
 }
@@ -588,6 +591,23 @@ func (a *factsAhead) facts(p, text string) *lang.Facts {
 		return nil
 	}
 	return af.facts
+}
+
+// definer returns lang.Definer of p's text as read ahead, waiting for it;
+// nil when p was not read ahead or its text was another.
+func (a *factsAhead) definer(p, text string) func(string) bool {
+	if a == nil {
+		return nil
+	}
+	af, ok := a.files[p]
+	if !ok {
+		return nil
+	}
+	<-af.done
+	if af.may == nil || af.text != text {
+		return nil
+	}
+	return af.may
 }
 
 // stop ends the extraction the lookup no longer needs.
@@ -646,7 +666,7 @@ func (r *relationFinder) mayDefine(ctx context.Context, p, name string) (bool, e
 	}
 	b := r.b
 	f, ok := b.rawFacts[p]
-	if !ok && !lang.MayDefine(p, e.original, name) {
+	if !ok && !r.definer(p, e.original)(name) {
 		return false, nil
 	}
 	if !ok {
@@ -659,6 +679,23 @@ func (r *relationFinder) mayDefine(ctx context.Context, p, name string) (bool, e
 		b.rawFacts[p] = f
 	}
 	return len(lang.Defined(f.Symbols, name)) > 0, nil
+}
+
+// definer is lang.Definer of p's text, made once a file: the one read
+// ahead, else its own.
+func (r *relationFinder) definer(p, text string) func(string) bool {
+	if d, ok := r.definers[p]; ok {
+		return d
+	}
+	d := r.b.ahead.definer(p, text)
+	if d == nil {
+		d = lang.Definer(p, text)
+	}
+	if r.definers == nil {
+		r.definers = map[string]func(string) bool{}
+	}
+	r.definers[p] = d
+	return d
 }
 
 // distance is 1 for a file in a changed directory (the same package), 2
