@@ -370,6 +370,9 @@ func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]by
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if text, ok := r.blobs.get(id); ok {
+			return []byte(text), nil
+		}
 		if data, ok := r.worktreeBlob(ctx, p, id); ok {
 			return data, nil
 		}

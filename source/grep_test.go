@@ -260,3 +260,52 @@ func TestGrepPartialCloneUnreachablePromisor(t *testing.T) {
 		t.Fatalf("Send in %v, want %v (the old versions of a, b and c were never fetched)", got["Send"], want)
 	}
 }
+
+// TestGrepKeepsWhatItFound: a file the search found a word in is read
+// next (the relations read the callers and callees it found) from what
+// the search read, as committed, not again from the object store or the
+// work tree; a file it found nothing in is read as before.
+func TestGrepKeepsWhatItFound(t *testing.T) {
+	for _, backendName := range []string{BackendGoGit, BackendCLI} {
+		t.Run(backendName, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("stored.js", "send(a)\n")
+			g.Write("worktree.js", "send(b)\n")
+			g.Write("none.js", "nothing\n")
+			g.Commit("init")
+			g.Write("stored.js", "changed in the work tree\n") // searched as committed, from the store
+			g.Write("none.js", "changed too\n")
+			r, counter := openCounted(t, g.Dir, backendName)
+			tree, _ := headTreeOf(t, r)
+			ctx := context.Background()
+			hits, err := tree.Grep(ctx, []string{"send"}, pack.GrepOptions{Exts: []string{".js"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := hits["send"]; !slices.Equal(got, []string{"stored.js", "worktree.js"}) {
+				t.Fatalf("send found in %v", got)
+			}
+			clear(counter.blobs)
+			for p, want := range map[string]string{"stored.js": "send(a)\n", "worktree.js": "send(b)\n", "none.js": "nothing\n"} {
+				f, ok, err := tree.File(ctx, p)
+				if err != nil || !ok {
+					t.Fatalf("%s: %v %v", p, ok, err)
+				}
+				data, err := f.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(data) != want {
+					t.Errorf("%s reads %q, want %q as committed", p, data, want)
+				}
+				wantStore := 0
+				if p == "none.js" {
+					wantStore = 1 // not kept: its work tree copy differs
+				}
+				if n := counter.blobs[ObjectID(f.Blob)]; n != wantStore {
+					t.Errorf("%s: %d reads from the object store, want %d", p, n, wantStore)
+				}
+			}
+		})
+	}
+}

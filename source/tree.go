@@ -422,6 +422,7 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 				}
 				buf = data
 				found[i] = matchWords(data, keys, opts)
+				t.keepFound(f.id, data, found[i])
 			}
 		})
 	}
@@ -429,7 +430,10 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 		return nil, err
 	}
 	slices.Sort(stored)
-	if err := t.searchStored(ctx, todo, stored, func(i int, data []byte) { found[i] = matchWords(data, keys, opts) }); err != nil {
+	if err := t.searchStored(ctx, todo, stored, func(i int, data []byte) {
+		found[i] = matchWords(data, keys, opts)
+		t.keepFound(todo[i].id, data, found[i])
+	}); err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
@@ -443,6 +447,20 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 		out[k] = slices.Compact(ps)
 	}
 	return out, nil
+}
+
+// keepFound keeps the content of a file the search found a word in, in
+// the repository's blob memo (Repo.blob; blobReader looks there first):
+// the relations read such files next (express's range: 60 of them, read
+// again one at a time through cat-file or from the work tree, hashed
+// again, ~6 ms). The memo keeps what its bound lets it; the content is
+// the blob's (read from the object store, or from the work tree where it
+// hashed to the blob's id), so the memo's answer is the same either way.
+func (t *headTree) keepFound(id ObjectID, data []byte, found []int) {
+	if len(found) == 0 || len(data) > maxMemoBlobBytes/64 {
+		return
+	}
+	t.r.blobs.put(id, string(data), len(data), maxMemoBlobBytes)
 }
 
 // searchStored reads the files todo[i], i in stored, from the object store

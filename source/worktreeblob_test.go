@@ -56,7 +56,11 @@ func TestWorktreeBlob(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clear(counter.blobs) // the commit's own diff reads every file
+			// The commit's own diff reads every file, and keeps them
+			// (TestBlobReaderTakesTheMemo): forgotten, to see where a
+			// read goes.
+			clear(counter.blobs)
+			r.blobs.reset()
 			for _, f := range snap.Files {
 				want, ok := files[f.Path]
 				if !ok {
@@ -81,6 +85,45 @@ func TestWorktreeBlob(t *testing.T) {
 				}
 				if n := counter.blobs[ObjectID(f.Blob)]; n != wantStore {
 					t.Errorf("%s: %d reads from the object store, want %d", f.Path, n, wantStore)
+				}
+			}
+		})
+	}
+}
+
+// TestBlobReaderTakesTheMemo: a file whose blob a diff or a search has
+// read is read again from the repository's memo, neither from the object
+// store nor from the work tree, where it may differ: as committed.
+func TestBlobReaderTakesTheMemo(t *testing.T) {
+	for _, backendName := range []string{BackendGoGit, BackendCLI} {
+		t.Run(backendName, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("a.txt", "first\n")
+			g.Write("b.txt", "kept\n")
+			g.Commit("init")
+			g.Write("a.txt", "second\n")
+			g.Commit("edit")
+			g.Write("a.txt", "in the work tree only\n")
+			r, counter := openCounted(t, g.Dir, backendName)
+			ctx := context.Background()
+			snap, err := r.Commit(ctx, "HEAD", policy.ScopeTree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clear(counter.blobs)
+			for _, f := range snap.Files {
+				if f.Path != "a.txt" {
+					continue
+				}
+				data, err := f.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(data) != "second\n" {
+					t.Errorf("a.txt reads %q, want it as committed", data)
+				}
+				if n := counter.blobs[ObjectID(f.Blob)]; n != 0 {
+					t.Errorf("a.txt: %d reads from the object store after the diff read it", n)
 				}
 			}
 		})
