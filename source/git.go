@@ -333,7 +333,7 @@ func (r *Repo) treeFile(ctx context.Context, p string, e treeEntry, at ObjectID)
 	if f.Mode == pack.ModeSubmodule {
 		return f, nil
 	}
-	size, err := r.b.size(ctx, e.ID)
+	size, err := r.blobSize(ctx, e.ID)
 	var nf *NotFetchedError
 	switch {
 	case errors.As(err, &nf):
@@ -347,6 +347,16 @@ func (r *Repo) treeFile(ctx context.Context, p string, e treeEntry, at ObjectID)
 		f.Read = r.blobReader(p, e.ID, at)
 	}
 	return f, nil
+}
+
+// blobSize is the size of blob id: its length when the memo holds it (a
+// search found a word in it: the relations look it up next), else the
+// object store's answer.
+func (r *Repo) blobSize(ctx context.Context, id ObjectID) (int64, error) {
+	if text, ok := r.blobs.get(id); ok {
+		return int64(len(text)), nil
+	}
+	return r.b.size(ctx, id)
 }
 
 func modeOf(m filemode.FileMode) pack.Mode {
