@@ -214,6 +214,9 @@ func (r *Repo) reopen() error {
 	r.b, r.wt, r.gogit = nr.b, nr.wt, nr.gogit
 	r.gitDir, r.commonDir, r.bare = nr.gitDir, nr.commonDir, nr.bare
 	r.history.reset() // a fetch can deepen a shallow history
+	if r.objectsByCLI {
+		r.routeObjects()
+	}
 	if err := old.close(); err != nil {
 		return err
 	}

@@ -657,6 +657,37 @@ func TestPrestart(t *testing.T) {
 	}
 }
 
+// TestPrestartRoutesObjects: a run that reads objects (Prestart) reads a
+// small repository's through the git CLI when it was opened with the auto
+// backend, and through go-git when go-git was asked for; the same commit
+// either way.
+func TestPrestartRoutesObjects(t *testing.T) {
+	g := gittest.New(t)
+	_, head := buildHistory(g)
+	for _, c := range []struct{ backend, before, after string }{
+		{BackendAuto, BackendGoGit, BackendCLI},
+		{BackendGoGit, BackendGoGit, BackendGoGit},
+	} {
+		r, err := OpenWith(g.Dir, OpenOptions{Backend: c.backend})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Backend(); got != c.before {
+			t.Errorf("%q: opened with %s, want %s", c.backend, got, c.before)
+		}
+		r.Prestart()
+		if got := r.Backend(); got != c.after {
+			t.Errorf("%q: after Prestart %s, want %s", c.backend, got, c.after)
+		}
+		if got, err := r.Resolve("main"); err != nil || got.String() != head {
+			t.Errorf("%q: resolve main: %s, %v", c.backend, got, err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestCatFileReadAll: one exchange reads many blobs in order, a missing
 // object or a tree is that object's error only, more names than a pipe
 // holds do not block, and an exchange that ends early (its callback's

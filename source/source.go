@@ -47,6 +47,9 @@ type Repo struct {
 	HistoryBlobLimit int64
 	// opts are the options the repository was opened with (to reopen it).
 	opts OpenOptions
+	// objectsByCLI: routeObjects sent the objects to the git CLI (a reopen
+	// does it again).
+	objectsByCLI bool
 	// b reads the repository; nil for a plain directory. wt, when set,
 	// lists the index and the untracked files instead (see routeLarge).
 	b, wt             backend
@@ -374,13 +377,39 @@ func openCLI(ctx context.Context, dir string) (*Repo, error) {
 	return repo, nil
 }
 
-// Prestart starts the processes that read the object store through the
-// git CLI, if the repository is read that way, on other goroutines: a run
-// that will read objects calls it first, so that git's start-up overlaps
-// its own (see catFile.prestart).
+// Prestart readies the repository for a run that reads objects (a
+// commit's, a range's or a push's pack), which calls it first: with the
+// auto backend its objects are read through the git CLI wherever git is
+// installed, whatever the repository's size (routeObjects), and the
+// processes that read them start now, on other goroutines, so that git's
+// start-up overlaps the run's own (see catFile.prestart).
 func (r *Repo) Prestart() {
+	r.routeObjects()
 	if b, ok := r.cli(); ok {
 		b.prestart()
+	}
+}
+
+// routeObjects sends the object reads of a repository go-git reads to the
+// git CLI, as routeLarge does for a large one, when it was opened with the
+// auto backend and git is installed. go-git reads a pack index whole
+// before its first object (its checksum through the collision-detecting
+// sha1cd, then a map of its offsets: ~4–6 ms of CPU on gin or flask) and
+// resolves each delta chain in process, one read at a time; a cat-file
+// started beside the run's start-up answers sooner. Ranges of gin, cobra
+// and flask, 5 rounds of 10 alternating runs: CPU 50.2 → 48.0, 46.8 →
+// 44.8, 53.2 → 50.4 ms; wall 41.2 → 40.6, 42.1 → 38.5, 43.2 → 43.4 ms.
+// The work tree too, then (a run that reads objects lists none).
+func (r *Repo) routeObjects() {
+	if r.opts.Backend != BackendAuto {
+		return
+	}
+	if _, ok := r.b.(*gogitBackend); !ok {
+		return // the CLI already, or a plain directory
+	}
+	r.routeLarge(-1, -1) // every repository counts as large
+	if _, ok := r.b.(*routedBackend); ok {
+		r.objectsByCLI = true
 	}
 }
 
