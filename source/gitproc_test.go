@@ -658,16 +658,24 @@ func TestPrestart(t *testing.T) {
 }
 
 // TestPrestartRoutesObjects: a run that reads objects (Prestart) reads a
-// small repository's through the git CLI when it was opened with the auto
-// backend, and through go-git when go-git was asked for; the same commit
+// repository's through the git CLI when it was opened with the auto
+// backend and packs routedObjectCount objects or more, else through
+// go-git, and through go-git when go-git was asked for; the same commit
 // either way.
 func TestPrestartRoutesObjects(t *testing.T) {
 	g := gittest.New(t)
 	_, head := buildHistory(g)
-	for _, c := range []struct{ backend, before, after string }{
-		{BackendAuto, BackendGoGit, BackendCLI},
-		{BackendGoGit, BackendGoGit, BackendGoGit},
+	defer func(n int) { routedObjectCount = n }(routedObjectCount)
+	for _, c := range []struct {
+		backend       string
+		from          int // routedObjectCount (the fixture packs none)
+		before, after string
+	}{
+		{BackendAuto, 0, BackendGoGit, BackendCLI},
+		{BackendAuto, 1, BackendGoGit, BackendGoGit},
+		{BackendGoGit, 0, BackendGoGit, BackendGoGit},
 	} {
+		routedObjectCount = c.from
 		r, err := OpenWith(g.Dir, OpenOptions{Backend: c.backend})
 		if err != nil {
 			t.Fatal(err)
