@@ -466,8 +466,8 @@ func TestReadNoteRunsGitOnlyWhenARefCanExist(t *testing.T) {
 
 // TestRangeWalkAnswersAsGit checks the merge base and commit list of
 // ranges against git's, and that git is asked only when walking them
-// reads more than maxRangeWalk commits, or when git reads other parents
-// than the commit objects name.
+// reads more than raceRangeWalk commits (beside the walk), or when git reads other
+// parents than the commit objects name.
 func TestRangeWalkAnswersAsGit(t *testing.T) {
 	linear := func(g *gittest.Repo, n int) (base, head string) {
 		g.Write("f", "0\n")
@@ -496,6 +496,8 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 		name     string
 		build    func(g *gittest.Repo) (base, head string)
 		runs     map[string]int // the git processes the two questions start
+		raced    bool           // runs are at most those: git was asked beside a walk that may answer first
+		bounds   [2]int         // raceRangeWalk and maxRangeWalk for the case (0: as they are)
 		baseIsMB bool           // git says base is the merge base (the fixture does what it says)
 	}{
 		{name: "one commit", build: func(g *gittest.Repo) (string, string) { return linear(g, 1) }, runs: walked, baseIsMB: true},
@@ -504,8 +506,9 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 			_, head := linear(g, 1)
 			return head, head
 		}, runs: none, baseIsMB: true},
-		{name: "as long as the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxRangeWalk-1) }, runs: walked, baseIsMB: true},
-		{name: "longer than the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, maxRangeWalk) }, runs: walkedThenGit, baseIsMB: true},
+		{name: "as long as the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, raceRangeWalk-1) }, runs: walked, baseIsMB: true},
+		{name: "longer than the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, raceRangeWalk) }, runs: walkedThenGit, raced: true, baseIsMB: true},
+		{name: "longer than the walk's bound", build: func(g *gittest.Repo) (string, string) { return linear(g, 20) }, runs: walkedThenGit, bounds: [2]int{4, 8}, baseIsMB: true},
 		{name: "head below base", build: func(g *gittest.Repo) (string, string) {
 			base, head := linear(g, 2)
 			return head, base
@@ -544,8 +547,12 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 		}, runs: walked},
 		{name: "base moved on farther than the walk", build: func(g *gittest.Repo) (string, string) {
 			start, head := linear(g, 1)
-			return movedOn(g, start, maxRangeWalk), head
-		}, runs: walkedThenGit},
+			return movedOn(g, start, raceRangeWalk), head
+		}, runs: walkedThenGit, raced: true},
+		{name: "base moved on farther than the walk's bound", build: func(g *gittest.Repo) (string, string) {
+			start, head := linear(g, 1)
+			return movedOn(g, start, 20), head
+		}, runs: walkedThenGit, bounds: [2]int{4, 8}},
 		{name: "unrelated", build: func(g *gittest.Repo) (string, string) {
 			_, head := linear(g, 1)
 			g.Git("checkout", "-q", "--orphan", "other")
@@ -576,6 +583,10 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.bounds != [2]int{} {
+				defer func(race, max int) { raceRangeWalk, maxRangeWalk = race, max }(raceRangeWalk, maxRangeWalk)
+				raceRangeWalk, maxRangeWalk = tc.bounds[0], tc.bounds[1]
+			}
 			g := gittest.New(t)
 			base, head := tc.build(g)
 			out, _ := g.TryGit(nil, "merge-base", "--all", head, base)
@@ -599,13 +610,23 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 						t.Errorf("%s: rev-list %v, %v; git says %v", name, list, err, wantList)
 					}
 				}
-				if got := runs.take(); fmt.Sprint(got) != fmt.Sprint(tc.runs) {
+				got := runs.take()
+				if tc.raced {
+					for k, n := range got {
+						if n > tc.runs[k] {
+							t.Errorf("%s: ran %v, want at most %v", name, got, tc.runs)
+						}
+					}
+					if got["cat-file --batch"] != 1 {
+						t.Errorf("%s: ran %v, want the walk", name, got)
+					}
+				} else if fmt.Sprint(got) != fmt.Sprint(tc.runs) {
 					t.Errorf("%s: ran %v, want %v", name, got, tc.runs)
 				}
-				// A walk that went too far is not walked again for the
-				// second question.
+				// A walk that reached its bound is not walked again for
+				// the second question.
 				_, walkedInVain := r.history.get(question("walk too long", ObjectID(head), ObjectID(base)))
-				if want := fmt.Sprint(tc.runs) == fmt.Sprint(walkedThenGit); walkedInVain != want {
+				if want := fmt.Sprint(tc.runs) == fmt.Sprint(walkedThenGit) && !tc.raced; walkedInVain != want {
 					t.Errorf("%s: walked in vain %v, want %v", name, walkedInVain, want)
 				}
 			}

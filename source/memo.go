@@ -25,9 +25,9 @@ func question(kind string, ids ...ObjectID) string {
 // mergeBases is the backend's mergeBases of x and y, asked once.
 func (r *Repo) mergeBases(ctx context.Context, x, y ObjectID) ([]ObjectID, error) {
 	q := question("merge-base", x, y)
-	return r.answer(q, x, y,
+	return r.answer(ctx, q, x, y,
 		func(load loadFunc) ([]ObjectID, error) { return mergeBasesWalk(ctx, load, x, y) },
-		func() ([]ObjectID, error) { return r.b.mergeBases(ctx, x, y) })
+		func(ctx context.Context) ([]ObjectID, error) { return r.b.mergeBases(ctx, x, y) })
 }
 
 // revList is the backend's revList of head without exclude, asked once.
@@ -44,70 +44,112 @@ func (r *Repo) revList(ctx context.Context, head ObjectID, exclude []ObjectID) (
 			return revListWalk(ctx, load, head, exclude)
 		}
 	}
-	return r.answer(q, head, base, walk, func() ([]ObjectID, error) { return r.b.revList(ctx, head, exclude) })
+	return r.answer(ctx, q, head, base, walk, func(ctx context.Context) ([]ObjectID, error) { return r.b.revList(ctx, head, exclude) })
 }
 
 // answer is the memo's answer to q; else, where the git CLI reads the
-// repository, walk's through the running cat-file (walkRange); else
-// ask's. The answer is stored.
-func (r *Repo) answer(q string, head, base ObjectID, walk func(loadFunc) ([]ObjectID, error), ask func() ([]ObjectID, error)) ([]ObjectID, error) {
+// repository, walk's through the running cat-file or ask's, whichever
+// comes first (walkRange); else ask's. The answer is stored.
+func (r *Repo) answer(ctx context.Context, q string, head, base ObjectID, walk func(loadFunc) ([]ObjectID, error), ask func(context.Context) ([]ObjectID, error)) ([]ObjectID, error) {
 	if ids, ok := r.history.get(q); ok {
 		return slices.Clone(ids), nil
 	}
-	ids, ok := r.walkRange(head, base, walk)
-	if !ok {
-		var err error
-		if ids, err = ask(); err != nil {
-			return nil, err
-		}
+	ids, err := r.walkRange(ctx, head, base, walk, ask)
+	if err != nil {
+		return nil, err
 	}
 	r.history.put(q, slices.Clone(ids), 0, 0)
 	return ids, nil
 }
 
-// maxRangeWalk bounds walkRange: a pull request's or a push's commits,
-// and those its base moved on by, read through the running cat-file
-// (~28 µs a commit) cost less than starting git merge-base and git
-// rev-list (~3 and ~2 ms: express's range, whose base moved on by 57
-// commits, walks 86 commits in 2.5 ms where the two take 4.8); a walk that
-// reaches the bound wastes about as much as the two.
-const maxRangeWalk = 128
+// raceRangeWalk and maxRangeWalk bound walkRange: a pull request's or a
+// push's commits, and those its base moved on by, read through the
+// running cat-file (~30 µs a commit) cost less than starting git
+// merge-base and git rev-list (~3 and ~2 ms: express's range, whose base
+// moved on by 57 commits, walks 86 commits in 2.5 ms where the two take
+// 4.8). A walk that reads more than raceRangeWalk commits asks git
+// beside it and takes the first answer: flask's range (its base 58 commits on, through
+// merges) walks 155 commits in ~4.5 ms, where a walk stopped at 128 and
+// then git took ~10. One that reaches maxRangeWalk waits for git.
+// (Variables: tests lower them.)
+var (
+	raceRangeWalk = 128
+	maxRangeWalk  = 1024
+)
 
-// errLongWalk stops a walk at maxRangeWalk commits.
-var errLongWalk = errors.New("range walk over its bound")
+// errLongWalk stops a walk at maxRangeWalk commits; errAnswered stops one
+// git answered first.
+var (
+	errLongWalk = errors.New("range walk over its bound")
+	errAnswered = errors.New("git answered first")
+)
 
 // walkRange answers a question about the range base..head with walk, the
 // walk the go-git backend answers it with (git's algorithms: see
 // mergeBasesWalk, revListWalk), when the git CLI reads the repository,
 // reading its commits through the running cat-file instead of starting
-// git merge-base or git rev-list, as long as it reads at most
-// maxRangeWalk commits. It reports whether it answered. Where git reads
-// other parents than the commit objects name (a shallow clone's boundary,
-// grafts) it leaves the question to git, and so it does on any error: git
-// gives the error. A range walked too far once is not walked again.
-func (r *Repo) walkRange(head, base ObjectID, walk func(loadFunc) ([]ObjectID, error)) ([]ObjectID, bool) {
+// git merge-base or git rev-list; past raceRangeWalk commits read, git
+// (ask) answers beside it, and the first answer is taken (the two are the
+// same: TestRangeWalkAnswersAsGit, TestRangeWalkMatchesGitOnRepos); the
+// one not taken is stopped. Where git reads other parents than the commit
+// objects name (a shallow clone's boundary, grafts) git answers, and so
+// it does on any error of the walk: git gives the error. A range walked
+// to maxRangeWalk once is not walked again.
+func (r *Repo) walkRange(ctx context.Context, head, base ObjectID, walk func(loadFunc) ([]ObjectID, error), ask func(context.Context) ([]ObjectID, error)) ([]ObjectID, error) {
 	if walk == nil || !r.walkable() {
-		return nil, false
+		return ask(ctx)
 	}
 	tooLong := question("walk too long", head, base)
 	if _, known := r.history.get(tooLong); known {
-		return nil, false
+		return ask(ctx)
 	}
+	type reply struct {
+		ids []ObjectID
+		err error
+	}
+	var asked chan reply // made when git is asked
+	var answered *reply  // git's reply, once taken
+	askCtx, stop := context.WithCancel(ctx)
+	defer stop() // git, when the walk answered first
 	read := 0
 	load := func(ctx context.Context, id ObjectID) (*Commit, error) {
-		if read++; read > maxRangeWalk {
+		if read++; read == raceRangeWalk+1 {
+			asked = make(chan reply, 1)
+			go func() {
+				ids, err := ask(askCtx)
+				asked <- reply{ids, err}
+			}()
+		}
+		if asked != nil && answered == nil {
+			select {
+			case rep := <-asked:
+				answered = &rep
+			default:
+			}
+		}
+		switch {
+		case answered != nil && answered.err == nil:
+			return nil, errAnswered // a failure of git's leaves the walk to answer
+		case read > maxRangeWalk:
 			return nil, errLongWalk
 		}
 		return r.commit(ctx, id) // the range's diffs read these commits again
 	}
 	ids, err := walk(load)
-	if err != nil {
-		if errors.Is(err, errLongWalk) {
-			r.history.put(tooLong, nil, 0, 0)
-		}
-		return nil, false
+	if err == nil {
+		return ids, nil
 	}
-	return ids, true
+	if errors.Is(err, errLongWalk) {
+		r.history.put(tooLong, nil, 0, 0)
+	}
+	switch {
+	case answered != nil:
+		return answered.ids, answered.err
+	case asked != nil:
+		rep := <-asked
+		return rep.ids, rep.err
+	}
+	return ask(ctx)
 }
 
 // walkable reports whether walkRange may walk this repository: the git CLI
