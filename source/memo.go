@@ -91,7 +91,7 @@ var (
 // git merge-base or git rev-list; past raceRangeWalk commits read, git
 // (ask) answers beside it, and the first answer is taken (the two are the
 // same: TestRangeWalkAnswersAsGit, TestRangeWalkMatchesGitOnRepos); the
-// one not taken is stopped. Where git reads other parents than the commit
+// one not taken is stopped, git before the walk's answer is given. Where git reads other parents than the commit
 // objects name (a shallow clone's boundary, grafts) git answers, and so
 // it does on any error of the walk: git gives the error. A range walked
 // to maxRangeWalk once is not walked again.
@@ -137,6 +137,10 @@ func (r *Repo) walkRange(ctx context.Context, head, base ObjectID, walk func(loa
 	}
 	ids, err := walk(load)
 	if err == nil {
+		if asked != nil && answered == nil {
+			stop()
+			<-asked // git stopped, before the answer is given
+		}
 		return ids, nil
 	}
 	if errors.Is(err, errLongWalk) {
