@@ -132,22 +132,13 @@ func asciiIdent(s string) bool {
 	return true
 }
 
-// jsSiteNames is what MayDefine asks of a JavaScript or TypeScript text
-// (Definer), exact: the short names of its symbols. Their
-// symbols are the functions jsFuncSites names, found here without
-// measuring them (the whole extraction, with its complexity measures,
-// routes and signals, of express's test files was ~7 ms of a range's
-// callee lookup: they call request(app) and express() and define
-// neither). Most files are answered without lexing: each name jsFuncs
-// gives is an identifier token of its own, after "function" (or its '*'),
-// before the '=' or ':' a function or an arrow is assigned with, or a
-// method's name before its '(' where a statement may start. An
-// occurrence that a '.' precedes on its line (spaces and tabs between:
-// the token before it is ".", "?." or "...") and that '(', ')', ',', ';',
-// '[', ']', '}', '.' or the text's end follows (the lexer's blanks and
-// line ends between: the token after it is none of '=' and ':') is a
-// call or a property read (res.send(body)), never one of those: a text
-// whose every occurrence is such defines nothing of that name.
+// jsSiteNames is the short names of the symbols Extract lists for a
+// JavaScript or TypeScript text: the functions jsFuncSites names, found
+// without measuring them. Whole extractions (complexity measures, routes,
+// signals) of express's test files were ~7 ms of a range's callee lookup:
+// they call request(app) and express() and define neither. Definer asks
+// it only of a text whose occurrences of the name leave it open
+// (jsMayName).
 func jsSiteNames(text string) map[string]bool {
 	text, _ = jsText(text)
 	names := map[string]bool{}
@@ -158,7 +149,15 @@ func jsSiteNames(text string) map[string]bool {
 }
 
 // jsMayName reports whether text holds an occurrence of the identifier
-// name that may be a name jsFuncs gives (see jsMayDefine).
+// name that may be a name jsFuncs gives, which answers most files without
+// lexing them. Each such name is an identifier token of its own, after
+// "function" (or its '*'), before the '=' or ':' a function or an arrow is
+// assigned with, or a method's name before its '(' where a statement may
+// start. An occurrence that a '.' precedes on its line (spaces and tabs
+// between: the token before it is ".", "?." or "...") and that '(', ')',
+// ',', ';', '[', ']', '}', '.' or the text's end follows (the lexer's
+// blanks and line ends between: the token after it is none of '=' and
+// ':') is a call or a property read (res.send(body)), never one of those.
 func jsMayName(text, name string) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], name)
