@@ -579,23 +579,24 @@ func (a *factsAhead) file(p string) (File, bool) {
 // facts returns the facts extracted ahead of p's text, waiting for them;
 // nil when p was not extracted ahead or its text was another.
 func (a *factsAhead) facts(p, text string) *lang.Facts {
-	if a == nil {
-		return nil
+	if af := a.readAs(p, text); af != nil {
+		return af.facts
 	}
-	af, ok := a.files[p]
-	if !ok {
-		return nil
-	}
-	<-af.done
-	if af.facts == nil || af.text != text {
-		return nil
-	}
-	return af.facts
+	return nil
 }
 
 // definer returns lang.Definer of p's text as read ahead, waiting for it;
 // nil when p was not read ahead or its text was another.
 func (a *factsAhead) definer(p, text string) func(string) bool {
+	if af := a.readAs(p, text); af != nil {
+		return af.may
+	}
+	return nil
+}
+
+// readAs returns p as read ahead, waiting for it, when its text was text;
+// nil when p was not read ahead or its text was another.
+func (a *factsAhead) readAs(p, text string) *aheadFile {
 	if a == nil {
 		return nil
 	}
@@ -604,10 +605,10 @@ func (a *factsAhead) definer(p, text string) func(string) bool {
 		return nil
 	}
 	<-af.done
-	if af.may == nil || af.text != text {
+	if af.file.Read == nil || af.text != text {
 		return nil
 	}
-	return af.may
+	return af
 }
 
 // stop ends the extraction the lookup no longer needs.
