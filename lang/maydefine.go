@@ -52,6 +52,15 @@ func goMayDefine(text, name string) bool {
 	if !asciiIdent(name) {
 		return true
 	}
+	return anyWord(text, name, asciiWordByte, func(at, end int) bool {
+		return !afterSelectorDot(text, at) && !beforeColon(text, end) && !onCommentLine(text, at)
+	})
+}
+
+// anyWord reports whether may holds of an occurrence of name in text that
+// is a word of its own: no byte of inWord beside it. at and end are the
+// occurrence's bounds.
+func anyWord(text, name string, inWord func(byte) bool, may func(at, end int) bool) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], name)
 		if j < 0 {
@@ -59,10 +68,10 @@ func goMayDefine(text, name string) bool {
 		}
 		at, end := i+j, i+j+len(name)
 		i = at + 1
-		if at > 0 && asciiWordByte(text[at-1]) || end < len(text) && asciiWordByte(text[end]) {
+		if at > 0 && inWord(text[at-1]) || end < len(text) && inWord(text[end]) {
 			continue // part of a longer word
 		}
-		if !afterSelectorDot(text, at) && !beforeColon(text, end) && !onCommentLine(text, at) {
+		if may(at, end) {
 			return true
 		}
 	}
@@ -159,20 +168,9 @@ func jsSiteNames(text string) map[string]bool {
 // blanks and line ends between: the token after it is none of '=' and
 // ':') is a call or a property read (res.send(body)), never one of those.
 func jsMayName(text, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], name)
-		if j < 0 {
-			return false
-		}
-		at, end := i+j, i+j+len(name)
-		i = at + 1
-		if at > 0 && isIdentPart(text[at-1]) || end < len(text) && isIdentPart(text[end]) {
-			continue // inside a longer identifier
-		}
-		if !afterSelectorDot(text, at) || !beforeUse(text, end) {
-			return true
-		}
-	}
+	return anyWord(text, name, isIdentPart, func(at, end int) bool {
+		return !afterSelectorDot(text, at) || !beforeUse(text, end)
+	})
 }
 
 // beforeUse reports whether what follows text[:end], after the JavaScript
