@@ -297,10 +297,23 @@ func (r *Repo) blob(ctx context.Context, id ObjectID) (string, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		weight := len(data)
-		if weight > maxMemoBlobBytes/64 {
-			weight = -1 // a large blob would crowd the rest out
-		}
-		return string(data), weight, nil
+		return string(data), blobWeight(len(data)), nil
 	})
+}
+
+// blobWeight is a blob's weight in the memo: its size, or -1 (not kept)
+// for a large blob, which would crowd the rest out.
+func blobWeight(size int) int {
+	if size > maxMemoBlobBytes/64 {
+		return -1
+	}
+	return size
+}
+
+// keepBlob keeps data, blob id's content, in the memo while it has room
+// (a search's file the relations read next: see headTree.keepFound).
+func (r *Repo) keepBlob(id ObjectID, data []byte) {
+	if w := blobWeight(len(data)); w >= 0 {
+		r.blobs.put(id, string(data), w, maxMemoBlobBytes)
+	}
 }

@@ -457,10 +457,9 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 // the blob's (read from the object store, or from the work tree where it
 // hashed to the blob's id), so the memo's answer is the same either way.
 func (t *headTree) keepFound(id ObjectID, data []byte, found []int) {
-	if len(found) == 0 || len(data) > maxMemoBlobBytes/64 {
-		return
+	if len(found) > 0 {
+		t.r.keepBlob(id, data)
 	}
-	t.r.blobs.put(id, string(data), len(data), maxMemoBlobBytes)
 }
 
 // searchStored reads the files todo[i], i in stored, from the object store
