@@ -505,11 +505,19 @@ var gcPaused struct {
 // more than the collections saved (sys 9.5 of 23.7 s of CPU). Set for
 // every run, 50 cost 5–10% of the wall time of trees whose live heap
 // stays under ~55 MB (1,000 files, gin, hugo, prometheus): the
-// threshold leaves them at 100. 35 rather than 50 since the audit holds
-// less (10,000 files, ~60 MB live at its end): peak RSS 165 -> 156 MB for
-// ~4% more wall time; 100,000 files 1.06–1.23 -> 1.00–1.10 GB, no slower.
+// threshold leaves most of them at 100. 35 rather than 50 since the audit
+// holds less (10,000 files, ~60 MB live at its end): peak RSS 165 -> 156
+// MB for ~4% more wall time; 100,000 files 1.06–1.23 -> 1.00–1.10 GB, no
+// slower. 48 MB rather than 64: 10,000 files' live heap was 63 MB at the
+// collection before the audit, just under 64, and at 100 the heap grew to
+// 124 MB while the audit decoded the pack beside the builder's garbage
+// (peak RSS 150–168 MB, median 159; at 48: 145–150, median 148, the same
+// CPU time, 5 alternating runs); prometheus' full tree, whose live heap
+// reaches ~51 MB only in its audit, 139 -> 133 MB for ~2% more CPU time
+// (1.255 -> 1.28 s, medians of 8 alternating runs); hugo (35 MB) and the
+// smaller trees never reach it.
 const (
-	largeLiveHeap      = 64 << 20
+	largeLiveHeap      = 48 << 20
 	largeHeapGCPercent = 35
 )
 
