@@ -12,12 +12,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -284,10 +284,19 @@ func (b *gogitBackend) revList(ctx context.Context, head ObjectID, exclude []Obj
 }
 
 // worktree reads the index (an entry is clean when the work tree's file
-// has the size and modification time the index recorded, git's own test)
-// and walks the work tree for untracked files, with .gitignore semantics.
+// has the size and modification time the index recorded, git's own test,
+// and that time is before the index was written: a file changed in the
+// tick git indexed it can keep both, which git calls racily clean and
+// reads again) and walks the work tree for untracked files, with
+// .gitignore semantics.
 func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, error) {
 	b.mu.Lock()
+	// The index's time is read before the index: an index written in
+	// between has entries no older than this time, which are then read.
+	var written time.Time
+	if fi, err := b.storage.Filesystem().Stat("index"); err == nil {
+		written = fi.ModTime()
+	}
 	idx, err := b.repo.Storer.Index()
 	b.mu.Unlock()
 	if err != nil {
@@ -298,9 +307,11 @@ func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, er
 	for _, e := range idx.Entries {
 		tracked[e.Name] = true
 		ie := indexEntry{Path: e.Name, Mode: e.Mode, ID: ObjectID(e.Hash.String()), Stage: int(e.Stage), SkipWorktree: e.SkipWorktree}
-		if e.Stage == index.Merged && !e.SkipWorktree && !e.ModifiedAt.IsZero() {
+		// Stage 0, not index.Merged: go-git names stage 1 (the merge
+		// base's) so, and an entry no merge left unresolved is stage 0.
+		if e.Stage == 0 && !e.SkipWorktree && !e.ModifiedAt.IsZero() {
 			fi, err := os.Lstat(filepath.Join(b.root, filepath.FromSlash(e.Name)))
-			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt)
+			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) && e.ModifiedAt.Before(written)
 		}
 		out = append(out, ie)
 	}
