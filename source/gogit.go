@@ -87,9 +87,7 @@ func (b *gogitBackend) objectFormat() string { return "sha1" }
 
 func (b *gogitBackend) close() error { return b.storage.Close() }
 
-func (b *gogitBackend) hashBlob(data []byte) ObjectID {
-	return ObjectID(plumbing.ComputeHash(plumbing.BlobObject, data).String())
-}
+func (b *gogitBackend) hashBlob(data []byte) ObjectID { return blobID("sha1", data) }
 
 func hashOf(id ObjectID) plumbing.Hash { return plumbing.NewHash(string(id)) }
 
