@@ -163,12 +163,13 @@ func (r *Repo) trackedFile(e indexEntry) (*pack.File, *side, error) {
 		}
 		data = []byte(filepath.ToSlash(target))
 	} else {
-		f.Read = diskReader(abs)
 		if e.Clean {
 			f.Blob = e.ID.String()
+			f.Read = r.indexedReader(e.Path, abs, e.ID)
 			s.id = e.ID // the content is read on demand when a diff needs it
 			return f, s, nil
 		}
+		f.Read = diskReader(abs)
 		if data, err = os.ReadFile(abs); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
 		}
@@ -427,6 +428,36 @@ func readIgnore(file string, domain []string) []gitignore.Pattern {
 		ps = append(ps, gitignore.ParsePattern(line, domain))
 	}
 	return ps
+}
+
+// indexedReader reads the tracked file at abs, clean in the index as blob
+// id: its bytes when they are that blob (nearly always), else the blob
+// from the object store. A file git converts on checkout (a line-ending
+// attribute, a smudge filter) is clean with other bytes than its blob:
+// the pack then carries the blob it names, as git holds it, never bytes
+// whose id is not the one it states.
+func (r *Repo) indexedReader(p, abs string, id ObjectID) func(context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		data, err := fsutil.ReadNoFollow(abs)
+		if err != nil {
+			return nil, err
+		}
+		if r.b.hashBlob(data) == id {
+			return data, nil
+		}
+		data, err = r.b.blob(ctx, id)
+		var nf *NotFetchedError
+		if errors.As(err, &nf) {
+			return nil, notFetched(p, "", nf)
+		}
+		if err != nil {
+			return nil, r.blobError(p, "", id, err)
+		}
+		return data, nil
+	}
 }
 
 func diskReader(abs string) func(context.Context) ([]byte, error) {

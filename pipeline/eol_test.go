@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/source"
+)
+
+// TestWorktreeLineEndings: a file git checks out with CRLF line ends
+// (eol=crlf) is clean in the index with other bytes than its blob. A
+// work-tree pack of it, with either backend, sends the blob git holds (LF)
+// under that blob's id, lists no change, and passes its audit, which
+// re-derives every blob id from what the repository state reads. Before,
+// both listings sent the CRLF bytes under the LF blob's id (the audit
+// failed: blob_mismatch); go-git's, before it took any entry as clean,
+// hashed them into a change the work tree does not have.
+func TestWorktreeLineEndings(t *testing.T) {
+	g := gittest.New(t)
+	g.Write(".gitattributes", "*.txt text eol=crlf\n")
+	g.Write("notes.txt", "first line\nsecond line\n")
+	g.Commit("init")
+	// Checked out again: the work tree's file now has CRLF line ends.
+	if err := os.Remove(filepath.Join(g.Dir, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("checkout", "--", "notes.txt")
+	disk, err := os.ReadFile(filepath.Join(g.Dir, "notes.txt"))
+	if err != nil || string(disk) != "first line\r\nsecond line\r\n" {
+		t.Fatalf("checked out %q, %v: want CRLF line ends", disk, err)
+	}
+	g.Git("update-index", "--refresh")
+	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
+		t.Run(backend, func(t *testing.T) {
+			t.Setenv(source.BackendEnv, backend)
+			run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Type: "full"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			if run.Verdict.Status != audit.StatusPass {
+				t.Fatalf("verdict %s: %+v", run.Verdict.Status, run.Verdict.Failed)
+			}
+			if n := len(run.Result.Pack.Changes); n != 0 || run.Result.Pack.Source.Dirty {
+				t.Errorf("%d changes, dirty %v: the work tree is clean", n, run.Result.Pack.Source.Dirty)
+			}
+			blob := g.Git("rev-parse", "HEAD:notes.txt")
+			found := false
+			for _, it := range run.Result.Pack.Contents {
+				if it.Path == "notes.txt" {
+					found = true
+					if it.Content != "first line\nsecond line\n" || it.Blob != blob {
+						t.Errorf("notes.txt sent as %q (blob %s), want the blob %s as git holds it", it.Content, it.Blob, blob)
+					}
+				}
+			}
+			if !found {
+				t.Error("notes.txt is not in the pack")
+			}
+		})
+	}
+}
