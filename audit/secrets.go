@@ -185,6 +185,26 @@ func (s *Scanner) ConfigPath() string { return s.configPath }
 // IgnorePath is the .gitleaksignore in use, "" for none.
 func (s *Scanner) IgnorePath() string { return s.ignorePath }
 
+// TokenCount and StoreTokenCount keep the pack builder's token counts of
+// what it sends in the scan cache, beside the scan results
+// (pack.TokenCounts): a run over files packed before counts only what
+// changed. Without a cache nothing is kept.
+func (s *Scanner) TokenCount(key string) (int, bool) {
+	if s.cache == nil {
+		return 0, false
+	}
+	var n int
+	return n, s.cache.Load(key, &n)
+}
+
+// StoreTokenCount: see TokenCount. A cache that cannot be written only
+// costs a count next time.
+func (s *Scanner) StoreTokenCount(key string, n int) {
+	if s.cache != nil {
+		_ = s.cache.Store(key, n)
+	}
+}
+
 // CacheStats reports the scan cache's lookups; zero without a cache.
 func (s *Scanner) CacheStats() CacheStats {
 	if s.cache == nil {

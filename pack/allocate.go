@@ -55,7 +55,7 @@ func (a *allocation) run(ctx context.Context) error {
 
 	// The skeleton: everything but hunks and items.
 	a.assemble()
-	if _, err := Finalize(a.p); err != nil {
+	if _, err := a.b.finalize(a.p); err != nil {
 		return err
 	}
 	baseTokens, baseChars := a.p.Budget.EstimatedTokens, a.p.Budget.UsedChars
@@ -229,7 +229,7 @@ func (a *allocation) refill(ctx context.Context, tokens, chars int) error {
 		u.accepted = false
 	}
 	a.assemble()
-	_, err = Finalize(a.p)
+	_, err = a.b.finalize(a.p)
 	return err
 }
 
@@ -311,7 +311,7 @@ func (a *allocation) ready(ctx context.Context, i, tokensLeft int) (bool, error)
 // counts: Finalize's estimate leaves those out.
 func (a *allocation) written() (int, error) {
 	a.assemble()
-	data, err := Finalize(a.p)
+	data, err := a.b.finalize(a.p)
 	if err != nil {
 		return 0, err
 	}

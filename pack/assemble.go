@@ -406,7 +406,7 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 	}
 	p.Budget.MaxTokens = lim.tokens
 	for {
-		data, err := Finalize(p)
+		data, err := b.finalize(p)
 		if err != nil {
 			return err
 		}
@@ -502,7 +502,7 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		}
 		e.row.Reason, e.row.Detail = "", ""
 		b.fill(p, ordered)
-		data, err := Finalize(p)
+		data, err := b.finalize(p)
 		if err != nil {
 			return err
 		}
@@ -517,7 +517,7 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		e.row.Reason, e.row.Detail, e.row.Included = ReasonSizeLimit, lim.dropped, false
 		b.fill(p, ordered)
 	}
-	_, err := Finalize(p)
+	_, err := b.finalize(p)
 	return err
 }
 
@@ -688,13 +688,22 @@ func ID(digest [32]byte) string {
 // serializes to what its content digest hashes: those bytes are hashed and
 // counted, and the two fields are then set in place.
 func Finalize(p *Pack) ([]byte, error) {
+	return finalize(p, nil)
+}
+
+// finalize is Finalize taking the counts of contents counted before from
+// counts, and leaving there those it counts, when counts is set.
+func finalize(p *Pack, counts TokenCounts) ([]byte, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
 	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeBound(p)))
-	tc, err := newTokenCounter(buf)
+	tc, err := newTokenCounter(buf, counts)
 	if err != nil {
 		return nil, err
 	}
 	s := newStreamer(io.MultiWriter(buf, tc))
+	if counts != nil {
+		s.onItem = tc.noteItem
+	}
 	rv := reflect.ValueOf(p).Elem()
 	idSpan, budgetSpan, err := serializeFields(s, rv, buf)
 	if err != nil {

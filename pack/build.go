@@ -327,10 +327,17 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	return b.result(p)
 }
 
+// finalize is Finalize with the token counts the scanner remembers
+// (TokenCounts), when it does.
+func (b *builder) finalize(p *Pack) ([]byte, error) {
+	counts, _ := b.opts.Scanner.(TokenCounts)
+	return finalize(p, counts)
+}
+
 // result finalizes the pack and collects the ledger.
 func (b *builder) result(p *Pack) (*Result, error) {
 	b.withholdOriginals(p)
-	data, err := Finalize(p)
+	data, err := b.finalize(p)
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,9 @@ type streamer struct {
 	w   io.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
+	// onItem, when set, is told of each Item of a slice just before its
+	// serialization b is written (Finalize's token counter).
+	onItem func(it *Item, b []byte)
 }
 
 func newStreamer(w io.Writer) *streamer {
@@ -88,6 +91,20 @@ func (s *streamer) whole(v any) error {
 		return err
 	}
 	_, err := s.w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+var itemType = reflect.TypeFor[Item]()
+
+// item writes it as whole does, telling onItem first.
+func (s *streamer) item(it *Item) error {
+	s.buf.Reset()
+	if err := s.enc.Encode(it); err != nil {
+		return err
+	}
+	b := bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
+	s.onItem(it, b)
+	_, err := s.w.Write(b)
 	return err
 }
 
@@ -179,11 +196,18 @@ func (s *streamer) close(sep string) error {
 
 func (s *streamer) slice(rv reflect.Value) error {
 	sep := "["
+	items := s.onItem != nil && rv.Type().Elem() == itemType
 	for i := range rv.Len() {
 		if err := s.write(sep); err != nil {
 			return err
 		}
 		sep = ","
+		if items && rv.Index(i).CanAddr() {
+			if err := s.item(rv.Index(i).Addr().Interface().(*Item)); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := s.whole(addressed(rv.Index(i))); err != nil {
 			return err
 		}

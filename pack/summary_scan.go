@@ -165,7 +165,7 @@ func (b *builder) auditFields(p *Pack) ([]string, error) {
 	q.FileIndex, q.Changes = slices.Clone(p.FileIndex), slices.Clone(p.Changes)
 	q.KeyFiles, q.Contents = slices.Clone(p.KeyFiles), slices.Clone(p.Contents)
 	b.withholdOriginals(&q) // what result does to p: on the copies only
-	if _, err := Finalize(&q); err != nil {
+	if _, err := b.finalize(&q); err != nil {
 		return nil, err
 	}
 	q.KeyFiles, q.Contents = nil, nil

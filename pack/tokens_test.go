@@ -193,7 +193,7 @@ func TestTokenCounterMatchesCountTokens(t *testing.T) {
 		}
 		// A buffer small at first: it grows, into new arrays, as it is written.
 		buf := bytes.NewBuffer(make([]byte, 0, r.IntN(16)))
-		c, err := newTokenCounter(buf)
+		c, err := newTokenCounter(buf, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
