@@ -281,12 +281,24 @@ func (b *gogitBackend) revList(ctx context.Context, head ObjectID, exclude []Obj
 	return revListWalk(ctx, loader(b), head, exclude)
 }
 
-// worktree reads the index (an entry is clean when the work tree's file
-// has the size and modification time the index recorded, git's own test,
-// and that time is before the index was written: a file changed in the
-// tick git indexed it can keep both, which git calls racily clean and
-// reads again) and walks the work tree for untracked files, with
-// .gitignore semantics.
+// worktree reads the index (an entry is clean as git's own test decides:
+// the work tree's file has the size, modification time, inode and change
+// time the index recorded, and that time is before the index was written:
+// a file changed in the tick git indexed it can keep all of them, which
+// git calls racily clean and reads again; an entry without sub-second
+// times, from a coarse file system or a git that does not keep them, is
+// racy through the second the index was written in) and walks the work
+// tree for untracked files, with .gitignore semantics.
+// beforeIndex reports whether an entry's modification time is before the
+// index's (written): to the nanosecond when the entry has them, else to
+// the second, as git without nanoseconds decides racily clean entries.
+func beforeIndex(modified, written time.Time) bool {
+	if modified.Nanosecond() == 0 {
+		return modified.Unix() < written.Unix()
+	}
+	return modified.Before(written)
+}
+
 func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, error) {
 	b.mu.Lock()
 	// The index's time is read before the index: an index written in
@@ -309,7 +321,8 @@ func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, er
 		// base's) so, and an entry no merge left unresolved is stage 0.
 		if e.Stage == 0 && !e.SkipWorktree && !e.ModifiedAt.IsZero() {
 			fi, err := os.Lstat(filepath.Join(b.root, filepath.FromSlash(e.Name)))
-			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) && e.ModifiedAt.Before(written)
+			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
+				sameInode(fi, e.Inode, e.CreatedAt) && beforeIndex(e.ModifiedAt, written)
 		}
 		out = append(out, ie)
 	}

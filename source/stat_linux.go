@@ -1,0 +1,26 @@
+//go:build linux
+
+package source
+
+import (
+	"io/fs"
+	"syscall"
+	"time"
+)
+
+// sameInode reports whether the file fi describes has the inode number and
+// change time an index entry recorded (inode, ctime), which git compares
+// besides the size and modification time: an edit that keeps a file's
+// size and puts its time back (cp -p, rsync -t, touch -r) changes its
+// ctime. A change time the index holds without nanoseconds (a git built
+// without them) is compared to the second.
+func sameInode(fi fs.FileInfo, inode uint32, ctime time.Time) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || uint32(st.Ino) != inode {
+		return false
+	}
+	if ctime.Nanosecond() == 0 {
+		return int64(st.Ctim.Sec) == ctime.Unix()
+	}
+	return int64(st.Ctim.Sec) == ctime.Unix() && int64(st.Ctim.Nsec) == int64(ctime.Nanosecond())
+}
