@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/audit"
@@ -60,6 +61,42 @@ func TestWorktreeLineEndings(t *testing.T) {
 			}
 			if !found {
 				t.Error("notes.txt is not in the pack")
+			}
+		})
+	}
+}
+
+// TestWorktreeLineEndingsStaged: a staged edit of a file git converts on
+// checkout (CRLF in the work tree, LF in the blob the index names) is
+// diffed as the blob: its diff's lines are the blob's, without the CR the
+// work tree's bytes carry, with either backend.
+func TestWorktreeLineEndingsStaged(t *testing.T) {
+	g := gittest.New(t)
+	g.Write(".gitattributes", "*.txt text eol=crlf\n")
+	g.Write("notes.txt", "first line\nsecond line\n")
+	g.Commit("init")
+	g.Write("notes.txt", "first line\r\nsecond line\r\nthird line\r\n")
+	g.Git("add", "notes.txt")
+	g.Git("update-index", "--refresh")
+	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
+		t.Run(backend, func(t *testing.T) {
+			t.Setenv(source.BackendEnv, backend)
+			run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Type: "full"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer run.Close()
+			if run.Verdict.Status != audit.StatusPass {
+				t.Fatalf("verdict %s: %+v", run.Verdict.Status, run.Verdict.Failed)
+			}
+			var diff string
+			for _, c := range run.Result.Pack.Changes {
+				if c.Path == "notes.txt" {
+					diff = c.Diff
+				}
+			}
+			if !strings.Contains(diff, "+third line\n") || strings.Contains(diff, "\r") {
+				t.Errorf("notes.txt diffed as %q, want the blob's lines (+third line, no CR)", diff)
 			}
 		})
 	}

@@ -262,7 +262,9 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 		if s.disk == "" { // outside a sparse checkout: the index's blob
 			return loadHead(s)
 		}
-		data, err := os.ReadFile(filepath.Join(r.Root, filepath.FromSlash(s.disk)))
+		// A side not loaded yet is a clean entry's (trackedFile): its
+		// content is the blob the index names, as its item's.
+		data, err := r.readIndexed(ctx, s.disk, filepath.Join(r.Root, filepath.FromSlash(s.disk)), s.id)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.disk, err)
 		}
@@ -441,23 +443,28 @@ func (r *Repo) indexedReader(p, abs string, id ObjectID) func(context.Context) (
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := fsutil.ReadNoFollow(abs)
-		if err != nil {
-			return nil, err
-		}
-		if r.b.hashBlob(data) == id {
-			return data, nil
-		}
-		data, err = r.b.blob(ctx, id)
-		var nf *NotFetchedError
-		if errors.As(err, &nf) {
-			return nil, notFetched(p, "", nf)
-		}
-		if err != nil {
-			return nil, r.blobError(p, "", id, err)
-		}
+		return r.readIndexed(ctx, p, abs, id)
+	}
+}
+
+// readIndexed reads the tracked file p at abs as blob id (indexedReader).
+func (r *Repo) readIndexed(ctx context.Context, p, abs string, id ObjectID) ([]byte, error) {
+	data, err := fsutil.ReadNoFollow(abs)
+	if err != nil {
+		return nil, err
+	}
+	if r.b.hashBlob(data) == id {
 		return data, nil
 	}
+	data, err = r.b.blob(ctx, id)
+	var nf *NotFetchedError
+	if errors.As(err, &nf) {
+		return nil, notFetched(p, "", nf)
+	}
+	if err != nil {
+		return nil, r.blobError(p, "", id, err)
+	}
+	return data, nil
 }
 
 func diskReader(abs string) func(context.Context) ([]byte, error) {
