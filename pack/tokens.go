@@ -254,12 +254,16 @@ func (t *tokenCounter) noteItem(it *Item, b []byte) {
 	if c := b[re-1]; c < 'a' || c > 'z' {
 		return
 	}
-	sum := sha256.Sum256([]byte(tokenCountsVersion + it.SHA256))
+	sum := sha256.Sum256([]byte(tokenCountsVersion + runtime.Version() + "\x00" + it.SHA256))
 	t.region, t.key = [2]int{rs, re}, hex.EncodeToString(sum[:])
 }
 
 // tokenCountsVersion names what a remembered count counts: o200k_base's
-// tokens of `":"` and the JSON-escaped content.
+// tokens, as splitO200k and package o200k count them, of `":"` and the
+// content as encoding/json escapes it. The key adds the Go release (its
+// encoding/json) and the content's digest; a change to how tokens are
+// counted changes this version, as a change to the scan changes the scan
+// cache's (audit's cacheKey).
 const tokenCountsVersion = "ctxpack-tokens-o200k-content-v1\x00"
 
 // Write cuts the chunks buf now completes; what it is given is what was
