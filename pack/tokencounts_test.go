@@ -109,3 +109,22 @@ func TestFinalizeRemembersContentCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestItemContentFraming: noteItem frames a content by its key and the
+// sha256 field, never omitted, that follows it in an Item's serialization;
+// a field put between them would fall inside the region whose count is
+// kept under the content's digest alone.
+func TestItemContentFraming(t *testing.T) {
+	it := Item{ID: "a:1:1", Path: "a", Role: "primary", Encoding: "utf-8", Content: "x\n", SHA256: strings.Repeat("0", 64)}
+	data, err := Marshal(&it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(`"content":"x\n","sha256":"`)) {
+		t.Fatalf("an item serializes as %s: its sha256 does not follow its content", data)
+	}
+	it.SHA256 = ""
+	if data, err = Marshal(&it); err != nil || !bytes.Contains(data, []byte(`"sha256":""`)) {
+		t.Fatalf("an item without a digest serializes as %s (%v): its sha256 is omitted", data, err)
+	}
+}
