@@ -508,7 +508,11 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 		}, runs: none, baseIsMB: true},
 		{name: "as long as the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, raceRangeWalk-1) }, runs: walked, baseIsMB: true},
 		{name: "longer than the walk", build: func(g *gittest.Repo) (string, string) { return linear(g, raceRangeWalk) }, runs: walkedThenGit, raced: true, baseIsMB: true},
-		{name: "longer than the walk's bound", build: func(g *gittest.Repo) (string, string) { return linear(g, 20) }, runs: walkedThenGit, bounds: [2]int{4, 8}, baseIsMB: true},
+		// The bound cases race git from past the bound: git asked at
+		// the walk's fifth read (a race from 4) answered before its
+		// ninth now and then on a loaded machine, and the walk was not
+		// "in vain" (CI, 2026-11-27).
+		{name: "longer than the walk's bound", build: func(g *gittest.Repo) (string, string) { return linear(g, 20) }, runs: walkedThenGit, bounds: [2]int{16, 8}, baseIsMB: true},
 		{name: "head below base", build: func(g *gittest.Repo) (string, string) {
 			base, head := linear(g, 2)
 			return head, base
@@ -552,7 +556,7 @@ func TestRangeWalkAnswersAsGit(t *testing.T) {
 		{name: "base moved on farther than the walk's bound", build: func(g *gittest.Repo) (string, string) {
 			start, head := linear(g, 1)
 			return movedOn(g, start, 20), head
-		}, runs: walkedThenGit, bounds: [2]int{4, 8}},
+		}, runs: walkedThenGit, bounds: [2]int{16, 8}},
 		{name: "unrelated", build: func(g *gittest.Repo) (string, string) {
 			_, head := linear(g, 1)
 			g.Git("checkout", "-q", "--orphan", "other")
