@@ -322,7 +322,7 @@ func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, er
 		if e.Stage == 0 && !e.SkipWorktree && !e.ModifiedAt.IsZero() {
 			fi, err := os.Lstat(filepath.Join(b.root, filepath.FromSlash(e.Name)))
 			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
-				sameInode(fi, e.Inode, e.CreatedAt) && beforeIndex(e.ModifiedAt, written)
+				inodeUnchanged(fi, e.Inode, e.CreatedAt) && beforeIndex(e.ModifiedAt, written)
 		}
 		out = append(out, ie)
 	}

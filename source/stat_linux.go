@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// sameInode reports whether the file fi describes has the inode number and
+// inodeUnchanged reports whether the file fi describes has the inode number and
 // change time an index entry recorded (inode, ctime), which git compares
 // besides the size and modification time: an edit that keeps a file's
 // size and puts its time back (cp -p, rsync -t, touch -r) changes its
 // ctime. A change time the index holds without nanoseconds (a git built
 // without them) is compared to the second.
-func sameInode(fi fs.FileInfo, inode uint32, ctime time.Time) bool {
+func inodeUnchanged(fi fs.FileInfo, inode uint32, ctime time.Time) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok || uint32(st.Ino) != inode {
 		return false

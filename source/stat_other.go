@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// sameInode: see stat_linux.go. Elsewhere a file's change time is not read
+// inodeUnchanged: see stat_linux.go. Elsewhere a file's change time is not read
 // here, so no entry is taken as clean by its stat alone: every tracked
 // file is read and hashed.
-func sameInode(fs.FileInfo, uint32, time.Time) bool { return false }
+func inodeUnchanged(fs.FileInfo, uint32, time.Time) bool { return false }
