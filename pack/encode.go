@@ -72,8 +72,9 @@ type streamer struct {
 	w   io.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
-	// onItem, when set, is told of each Item of a slice just before its
-	// serialization b is written (Finalize's token counter).
+	// onItem, when set, is told of each Item (a slice's element, written
+	// whole) just before its serialization b is written (Finalize's token
+	// counter).
 	onItem func(it *Item, b []byte)
 }
 
@@ -84,26 +85,17 @@ func newStreamer(w io.Writer) *streamer {
 	return s
 }
 
-// whole writes v as encoding/json does, without the final newline.
+// whole writes v as encoding/json does, without the final newline (an
+// Item told to onItem first).
 func (s *streamer) whole(v any) error {
 	s.buf.Reset()
 	if err := s.enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := s.w.Write(bytes.TrimSuffix(s.buf.Bytes(), []byte("\n")))
-	return err
-}
-
-var itemType = reflect.TypeFor[Item]()
-
-// item writes it as whole does, telling onItem first.
-func (s *streamer) item(it *Item) error {
-	s.buf.Reset()
-	if err := s.enc.Encode(it); err != nil {
-		return err
-	}
 	b := bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
-	s.onItem(it, b)
+	if it, ok := v.(*Item); ok && s.onItem != nil {
+		s.onItem(it, b)
+	}
 	_, err := s.w.Write(b)
 	return err
 }
@@ -196,18 +188,11 @@ func (s *streamer) close(sep string) error {
 
 func (s *streamer) slice(rv reflect.Value) error {
 	sep := "["
-	items := s.onItem != nil && rv.Type().Elem() == itemType
 	for i := range rv.Len() {
 		if err := s.write(sep); err != nil {
 			return err
 		}
 		sep = ","
-		if items && rv.Index(i).CanAddr() {
-			if err := s.item(rv.Index(i).Addr().Interface().(*Item)); err != nil {
-				return err
-			}
-			continue
-		}
 		if err := s.whole(addressed(rv.Index(i))); err != nil {
 			return err
 		}
