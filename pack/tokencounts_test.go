@@ -27,7 +27,8 @@ func (c *memoryCounts) StoreTokenCount(key string, n int) { c.m[key] = n }
 
 // countsPack is a pack of items whose contents end every way a content
 // can (a newline, a letter, a digit, a quote, a backslash, a multi-byte
-// character, nothing), short and long, some the same.
+// character, nothing), short and long, some the same, some of them and of
+// their names spelling the keys noteItem frames a content by.
 func countsPack(r *rand.Rand) *Pack {
 	// "." and " " end a region that is not a part of the whole's count:
 	// o200k's pieces run across the quote after them.
@@ -46,8 +47,15 @@ func countsPack(r *rand.Rand) *Pack {
 		if i%7 == 3 && len(p.Contents) > 0 {
 			content = p.Contents[0].Content // a content sent twice
 		}
+		if i%5 == 1 { // a content spelling the framing (escaped in the pack)
+			content = `"content":"` + content + `","sha256":"`
+		}
+		name := fmt.Sprintf("f%d.go", i)
+		if i%4 == 2 { // a hostile name spelling it before the content
+			name = fmt.Sprintf(`f%d","content":"x","sha256":"y.go`, i)
+		}
 		sum := SumString(content)
-		it := Item{ID: fmt.Sprintf("f%d.go:1:2", i), Path: fmt.Sprintf("f%d.go", i), Role: "primary",
+		it := Item{ID: name + ":1:2", Path: name, Role: "primary",
 			Encoding: "utf-8", Content: content, SHA256: hex.EncodeToString(sum[:]), Redactions: []Redaction{}}
 		if i%2 == 0 {
 			p.KeyFiles = append(p.KeyFiles, it)
