@@ -35,35 +35,24 @@ func TestWorktreeLineEndings(t *testing.T) {
 		t.Fatalf("checked out %q, %v: want CRLF line ends", disk, err)
 	}
 	g.Git("update-index", "--refresh")
-	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
-		t.Run(backend, func(t *testing.T) {
-			t.Setenv(source.BackendEnv, backend)
-			run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Type: "full"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer run.Close()
-			if run.Verdict.Status != audit.StatusPass {
-				t.Fatalf("verdict %s: %+v", run.Verdict.Status, run.Verdict.Failed)
-			}
-			if n := len(run.Result.Pack.Changes); n != 0 || run.Result.Pack.Source.Dirty {
-				t.Errorf("%d changes, dirty %v: the work tree is clean", n, run.Result.Pack.Source.Dirty)
-			}
-			blob := g.Git("rev-parse", "HEAD:notes.txt")
-			found := false
-			for _, it := range run.Result.Pack.Contents {
-				if it.Path == "notes.txt" {
-					found = true
-					if it.Content != "first line\nsecond line\n" || it.Blob != blob {
-						t.Errorf("notes.txt sent as %q (blob %s), want the blob %s as git holds it", it.Content, it.Blob, blob)
-					}
+	withEachBackend(t, g.Dir, func(t *testing.T, run *Run) {
+		if n := len(run.Result.Pack.Changes); n != 0 || run.Result.Pack.Source.Dirty {
+			t.Errorf("%d changes, dirty %v: the work tree is clean", n, run.Result.Pack.Source.Dirty)
+		}
+		blob := g.Git("rev-parse", "HEAD:notes.txt")
+		found := false
+		for _, it := range run.Result.Pack.Contents {
+			if it.Path == "notes.txt" {
+				found = true
+				if it.Content != "first line\nsecond line\n" || it.Blob != blob {
+					t.Errorf("notes.txt sent as %q (blob %s), want the blob %s as git holds it", it.Content, it.Blob, blob)
 				}
 			}
-			if !found {
-				t.Error("notes.txt is not in the pack")
-			}
-		})
-	}
+		}
+		if !found {
+			t.Error("notes.txt is not in the pack")
+		}
+	})
 }
 
 // TestWorktreeLineEndingsStaged: a staged edit of a file git converts on
@@ -78,10 +67,26 @@ func TestWorktreeLineEndingsStaged(t *testing.T) {
 	g.Write("notes.txt", "first line\r\nsecond line\r\nthird line\r\n")
 	g.Git("add", "notes.txt")
 	g.Git("update-index", "--refresh")
+	withEachBackend(t, g.Dir, func(t *testing.T, run *Run) {
+		var diff string
+		for _, c := range run.Result.Pack.Changes {
+			if c.Path == "notes.txt" {
+				diff = c.Diff
+			}
+		}
+		if !strings.Contains(diff, "+third line\n") || strings.Contains(diff, "\r") {
+			t.Errorf("notes.txt diffed as %q, want the blob's lines (+third line, no CR)", diff)
+		}
+	})
+}
+
+// withEachBackend packs dir's work tree (--type full) with each backend, a
+// subtest each, and hands check the run, whose verdict must pass.
+func withEachBackend(t *testing.T, dir string, check func(t *testing.T, run *Run)) {
 	for _, backend := range []string{source.BackendGoGit, source.BackendCLI} {
 		t.Run(backend, func(t *testing.T) {
 			t.Setenv(source.BackendEnv, backend)
-			run, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Type: "full"})
+			run, err := Execute(context.Background(), PackOptions{Dir: dir, Type: "full"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,15 +94,7 @@ func TestWorktreeLineEndingsStaged(t *testing.T) {
 			if run.Verdict.Status != audit.StatusPass {
 				t.Fatalf("verdict %s: %+v", run.Verdict.Status, run.Verdict.Failed)
 			}
-			var diff string
-			for _, c := range run.Result.Pack.Changes {
-				if c.Path == "notes.txt" {
-					diff = c.Diff
-				}
-			}
-			if !strings.Contains(diff, "+third line\n") || strings.Contains(diff, "\r") {
-				t.Errorf("notes.txt diffed as %q, want the blob's lines (+third line, no CR)", diff)
-			}
+			check(t, run)
 		})
 	}
 }
