@@ -383,7 +383,7 @@ func openCLI(ctx context.Context, dir string) (*Repo, error) {
 // Prestart readies the repository for a run that reads objects (a
 // commit's, a range's or a push's pack), which calls it first: with the
 // auto backend its objects are read through the git CLI wherever git is
-// installed, whatever the repository's size (routeObjects), and the
+// installed, from routedObjectCount packed objects (routeObjects), and the
 // processes that read them start now, on other goroutines, so that git's
 // start-up overlaps the run's own (see catFile.prestart).
 func (r *Repo) Prestart() {
