@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -264,7 +265,7 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, c
 		}
 		// A side not loaded yet is a clean entry's (trackedFile): its
 		// content is the blob the index names, as its item's.
-		data, err := r.readIndexed(ctx, s.disk, filepath.Join(r.Root, filepath.FromSlash(s.disk)), s.id)
+		data, err := r.readIndexed(ctx, s.disk, filepath.Join(r.Root, filepath.FromSlash(s.disk)), s.id, nil)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.disk, err)
 		}
@@ -438,22 +439,36 @@ func readIgnore(file string, domain []string) []gitignore.Pattern {
 // attribute, a smudge filter) is clean with other bytes than its blob:
 // the pack then carries the blob it names, as git holds it, never bytes
 // whose id is not the one it states.
+//
+// Once a read's bytes were the blob, later reads (the audit's, which
+// computes the id of what it reads itself) take the file's bytes unhashed:
+// a file edited since then fails the audit (blob_mismatch) rather than
+// costing every file a second hash.
 func (r *Repo) indexedReader(p, abs string, id ObjectID) func(context.Context) ([]byte, error) {
+	var same atomic.Bool
 	return func(ctx context.Context) ([]byte, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return r.readIndexed(ctx, p, abs, id)
+		return r.readIndexed(ctx, p, abs, id, &same)
 	}
 }
 
-// readIndexed reads the tracked file p at abs as blob id (indexedReader).
-func (r *Repo) readIndexed(ctx context.Context, p, abs string, id ObjectID) ([]byte, error) {
+// readIndexed reads the tracked file p at abs as blob id (indexedReader);
+// same, when set, says a read before found the file's bytes to be the
+// blob, and is set when this one does.
+func (r *Repo) readIndexed(ctx context.Context, p, abs string, id ObjectID, same *atomic.Bool) ([]byte, error) {
 	data, err := fsutil.ReadNoFollow(abs)
 	if err != nil {
 		return nil, err
 	}
+	if same != nil && same.Load() {
+		return data, nil
+	}
 	if r.b.hashBlob(data) == id {
+		if same != nil {
+			same.Store(true)
+		}
 		return data, nil
 	}
 	data, err = r.b.blob(ctx, id)

@@ -122,3 +122,41 @@ func TestBeforeIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexedReaderHashesOnce: a clean file's reader hashes the bytes of
+// its first read (the blob: taken), and takes later reads as read (the
+// audit hashes what it reads itself): a file rewritten between two reads
+// reads as rewritten the second time. A file whose first read is not the
+// blob reads as the blob from the object store, every time.
+func TestIndexedReaderHashesOnce(t *testing.T) {
+	g := gittest.New(t)
+	g.Write(".gitattributes", "crlf.txt text eol=crlf\n")
+	g.Write("plain.txt", "as committed\n")
+	g.Write("crlf.txt", "as committed\n")
+	g.Commit("init")
+	if err := os.Remove(filepath.Join(g.Dir, "crlf.txt")); err != nil {
+		t.Fatal(err)
+	}
+	g.Git("checkout", "--", "crlf.txt") // CRLF in the work tree
+	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	for _, tc := range []struct{ path, id, second string }{
+		{"plain.txt", g.Git("rev-parse", "HEAD:plain.txt"), "AS REWRITTEN\n"},
+		{"crlf.txt", g.Git("rev-parse", "HEAD:crlf.txt"), "as committed\n"},
+	} {
+		read := r.indexedReader(tc.path, filepath.Join(g.Dir, tc.path), ObjectID(tc.id))
+		first, err := read(ctx)
+		if err != nil || string(first) != "as committed\n" {
+			t.Fatalf("%s: first read %q, %v", tc.path, first, err)
+		}
+		g.Write(tc.path, "AS REWRITTEN\n")
+		second, err := read(ctx)
+		if err != nil || string(second) != tc.second {
+			t.Errorf("%s: second read %q, %v; want %q", tc.path, second, err, tc.second)
+		}
+	}
+}
