@@ -179,6 +179,13 @@ func (f *fixture) assertRecorded(head string) {
 	if !strings.Contains(string(packData), `"trigger":"pre-push"`) {
 		f.t.Fatalf("pack trigger is not pre-push")
 	}
+	// The pack, written beside its audit, was renamed into place.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".ctxpack-tmp-") {
+			f.t.Fatalf("a temporary file is left: %s", e.Name())
+		}
+	}
 }
 
 func TestCleanPushPassesAndRecords(t *testing.T) {

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pipeline"
 	"github.com/ctxpack/ctxpack/source"
 )
@@ -267,28 +269,37 @@ func PrePush(ctx context.Context, opts Options) (*Report, error) {
 				return nil, err
 			}
 		}
-		run, err := pusher.Run(ctx, pipeline.PushTarget{Head: t.head, Known: t.known, Ref: res.RemoteRef})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", res.LocalRef, err)
-		}
-		if run.Run == nil { // cannot happen: the walk found new commits
-			return nil, fmt.Errorf("%s: no new commits on the second walk", res.LocalRef)
-		}
-		res.Run = run
-		res.Status = StatusPass
-		if run.Verdict.Status != audit.StatusPass {
-			res.Status = StatusFail
-		}
 		// A second, different range at the same commit (two refs updated from
 		// unrelated old values) gets its own files and no note.
 		suffix := ""
 		if n := len(done[t.head]); n > 0 {
 			suffix = fmt.Sprintf(".%d", n+1)
 		}
+		if err := keptFiles(repo, t.head, suffix, res); err != nil {
+			return nil, err
+		}
+		// The pack is written (to its temporary file) while it is audited.
+		var written *fsutil.Prepared
+		built := func(r *pack.Result) { written = fsutil.Prepare(res.PackFile, r.JSON, 0o644) }
+		run, err := pusher.Run(ctx, pipeline.PushTarget{Head: t.head, Known: t.known, Ref: res.RemoteRef, Built: built})
+		if err == nil && run.Run == nil { // cannot happen: the walk found new commits
+			err = errors.New("no new commits on the second walk")
+		}
+		if err != nil {
+			if written != nil {
+				written.Discard()
+			}
+			return nil, fmt.Errorf("%s: %w", res.LocalRef, err)
+		}
+		res.Run = run
+		res.Status = StatusPass
+		if run.Verdict.Status != audit.StatusPass {
+			res.Status = StatusFail
+		}
 		// A note on a notes commit would move the notes ref being pushed
 		// (and every push of the notes would then leave a new one behind).
 		notesRef := strings.HasPrefix(res.LocalRef, "refs/notes/") || strings.HasPrefix(res.RemoteRef, "refs/notes/")
-		if err := keep(ctx, repo, res, suffix, opts.NoNotes || suffix != "" || notesRef); err != nil {
+		if err := keep(ctx, res, written, opts.NoNotes || suffix != "" || notesRef); err != nil {
 			return nil, err
 		}
 		done[t.head] = append(done[t.head], t)
@@ -305,18 +316,25 @@ func subset(a, b map[source.ObjectID]bool) bool {
 	return true
 }
 
-// keep writes the pack and record under <common dir>/ctxpack/prepush/ and the
-// record as the head commit's note.
-func keep(ctx context.Context, repo *source.Repo, res *RefResult, suffix string, noNotes bool) error {
-	run := res.Run
-	state := repo.StateDir()
-	dir := filepath.Join(state, "prepush")
+// keptFiles names the pack and record files of head's run (suffix tells a
+// second range at one commit from the first) under <common dir>/ctxpack/prepush/,
+// which it creates.
+func keptFiles(repo *source.Repo, head source.ObjectID, suffix string, res *RefResult) error {
+	dir := filepath.Join(repo.StateDir(), "prepush")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	name := pipeline.ShortSHA(run.Snapshot.Source.Head) + suffix
+	name := pipeline.ShortSHA(head.String()) + suffix
 	res.PackFile = filepath.Join(dir, name+".pack.json")
 	res.RecordFile = filepath.Join(dir, name+".record.json")
+	return nil
+}
+
+// keep writes the pack (written, when the run started writing it) and the
+// record to the files keptFiles named, and the record as the head commit's
+// note.
+func keep(ctx context.Context, res *RefResult, written *fsutil.Prepared, noNotes bool) error {
+	run := res.Run
 	// The note first: storing it binds the record to its parent's record as
 	// it is then, which the record file must carry too.
 	if !noNotes {
@@ -325,7 +343,11 @@ func keep(ctx context.Context, repo *source.Repo, res *RefResult, suffix string,
 	}
 	var files fsutil.Batch // one unit: the record names the pack's digest
 	files.Add(res.RecordFile, run.RecordJSON, 0o644)
-	files.Add(res.PackFile, run.Result.JSON, 0o644)
+	if written != nil {
+		files.AddPrepared(written)
+	} else {
+		files.Add(res.PackFile, run.Result.JSON, 0o644)
+	}
 	return files.Commit(ctx)
 }
 

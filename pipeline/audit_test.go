@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,6 +112,36 @@ func TestAuditCleanPackPasses(t *testing.T) {
 	}
 	if _, err := Execute(context.Background(), PackOptions{Dir: g.Dir, Commit: "HEAD", Scope: "repo"}); err == nil || !strings.Contains(err.Error(), `--scope "repo"`) {
 		t.Fatalf("bad scope: %v", err)
+	}
+}
+
+// Built is given the pack's final bytes once, before the history scan and
+// the audit start; a run that fails before a pack is built never calls it.
+func TestBuiltGetsTheFinalPack(t *testing.T) {
+	g := repoWithChange(t)
+	var got [][]byte
+	var events []string
+	opts := PackOptions{Dir: g.Dir, Commit: "HEAD",
+		Built: func(res *pack.Result) {
+			got = append(got, bytes.Clone(res.JSON))
+			events = append(events, "built")
+		},
+		Progress: func(p Progress) { events = append(events, p.Stage) },
+	}
+	run, err := Execute(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !bytes.Equal(got[0], run.Result.JSON) {
+		t.Fatalf("Built called %d times, not with the pack's bytes", len(got))
+	}
+	if i := slices.Index(events, "built"); i < 0 || i+1 >= len(events) || !strings.Contains(events[i+1], "auditing") {
+		t.Fatalf("events %q: Built must come just before the audit", events)
+	}
+	got = nil
+	opts.Commit = "no-such-revision"
+	if _, err := Execute(context.Background(), opts); err == nil || len(got) != 0 {
+		t.Fatalf("err %v, Built called %d times", err, len(got))
 	}
 }
 

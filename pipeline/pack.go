@@ -68,6 +68,11 @@ type PackOptions struct {
 	Repository string
 	// Progress, when set, is told when a stage starts (nil: nobody asks).
 	Progress func(Progress)
+	// Built, when set, is given the pack once its bytes are final, before
+	// the history scan and the audit: a caller that writes the pack can
+	// start writing it then (fsutil.Prepare), beside the audit. The pack is
+	// written whatever the verdict; the verdict decides what may leave.
+	Built func(*pack.Result)
 }
 
 // Progress is where a run is: the stage that starts and the files and bytes
@@ -110,6 +115,8 @@ type Outcome struct {
 	Scanner    *audit.Scanner
 	// progress reports the stages after the build (nil: nobody asks).
 	progress func(stage string, snap *pack.Snapshot)
+	// built is PackOptions.Built.
+	built func(*pack.Result)
 }
 
 // Close releases the repository.
@@ -332,7 +339,7 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 	if err != nil {
 		return nil, err
 	}
-	out.progress = opts.progress
+	out.progress, out.built = opts.progress, opts.Built
 	return out, nil
 }
 

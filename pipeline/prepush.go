@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/source"
 )
 
@@ -86,6 +87,8 @@ type PushTarget struct {
 	Known []source.ObjectID
 	// Ref is the remote ref being updated (refs/heads/main, refs/tags/v1).
 	Ref string
+	// Built is PackOptions.Built for this ref's pack.
+	Built func(*pack.Result)
 }
 
 // PushRun is the outcome of one ref: Run is nil when the push publishes no
@@ -148,6 +151,7 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.built = t.Built
 	if out.Run, err = complete(ctx, o, NotRun{}); err != nil {
 		return nil, err
 	}

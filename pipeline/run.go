@@ -89,6 +89,9 @@ func ExecuteSnapshot(ctx context.Context, repo *source.Repo, cfg *Config, trigge
 // verdict (with the checks that did not run reported as such) and the
 // record.
 func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
+	if out.built != nil {
+		out.built(out.Result)
+	}
 	if out.progress != nil {
 		out.progress("scanning the commits' history and auditing", out.Snapshot)
 	}

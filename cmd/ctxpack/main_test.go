@@ -59,6 +59,45 @@ func TestPackCommand(t *testing.T) {
 	}
 }
 
+// The JSON pack is written to its temporary file while it is audited: a
+// run whose files cannot all be written (here the record's target is a
+// directory) leaves neither the pack nor a temporary file, and a run that
+// succeeds leaves the pack and its record, nothing else.
+func TestPackWrittenBesideTheAudit(t *testing.T) {
+	g := fixtureRepo(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pack.json")
+	recordDir := filepath.Join(dir, "record")
+	if err := os.Mkdir(recordDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	names := func() []string {
+		var ns []string
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			ns = append(ns, e.Name())
+		}
+		return ns
+	}
+	code, _, stderr := runCLI(t, "pack", "-C", g.Dir, "--commit", "HEAD", "-o", out, "--record", recordDir)
+	if code != 1 || !strings.Contains(stderr, "not a regular file") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := names(); strings.Join(got, " ") != "record" {
+		t.Fatalf("a failed run left %v", got)
+	}
+	if code, _, stderr := runCLI(t, "pack", "-C", g.Dir, "--commit", "HEAD", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := names(); strings.Join(got, " ") != "pack.json pack.json.record.json record" {
+		t.Fatalf("a run left %v", got)
+	}
+	data, _ := os.ReadFile(out)
+	if code, stdout, _ := runCLI(t, "pack", "-C", g.Dir, "--commit", "HEAD", "-o", "-"); code != 0 || stdout != string(data) {
+		t.Fatalf("the file's pack is not the one written to stdout (exit %d)", code)
+	}
+}
+
 func TestPackCommandErrors(t *testing.T) {
 	g := fixtureRepo(t)
 	tests := []struct {

@@ -147,6 +147,17 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 	if progress != nil {
 		opts.Progress = progress.update
 	}
+	// The JSON pack is written (to its temporary file) while it is audited;
+	// it is put in place with the record, or removed if the run fails.
+	var written *fsutil.Prepared
+	if opts.format == "json" && opts.output != "-" {
+		opts.Built = func(res *pack.Result) { written = fsutil.Prepare(opts.output, res.JSON, 0o644) }
+	}
+	defer func() {
+		if written != nil {
+			written.Discard() // nothing to remove once committed
+		}
+	}()
 	run, err := pipeline.Execute(cmd.Context(), opts.PackOptions)
 	progress.stop()
 	if err != nil {
@@ -202,9 +213,12 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			files.Add(opts.attest, att, 0o644)
 		}
 	}
-	if opts.output == "-" {
+	switch {
+	case opts.output == "-":
 		stdout = data
-	} else {
+	case written != nil:
+		files.AddPrepared(written)
+	default:
 		files.Add(opts.output, data, 0o644)
 	}
 	if err := files.Commit(cmd.Context()); err != nil {

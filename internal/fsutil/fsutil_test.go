@@ -94,6 +94,83 @@ func TestBatchIsOneUnit(t *testing.T) {
 	}
 }
 
+func TestBatchWithAPreparedFile(t *testing.T) {
+	dir := t.TempDir()
+	rec, pk := filepath.Join(dir, "pack.json.record.json"), filepath.Join(dir, "pack.json")
+	os.WriteFile(pk, []byte("old pack"), 0o644)
+	// Until a batch commits it, a prepared file is a temporary file beside
+	// its target, which stays as it was.
+	p := Prepare(pk, []byte("new pack"), 0o640)
+	if _, err := p.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(pk); string(got) != "old pack" {
+		t.Fatalf("the target changed before the commit: %q", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Fatalf("want the target and one temporary file: %v", entries)
+	}
+	var ok Batch
+	ok.Add(rec, []byte("record"), 0o644)
+	ok.AddPrepared(p)
+	if err := ok.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p.Discard() // after a commit: nothing to remove
+	for path, want := range map[string]string{rec: "record", pk: "new pack"} {
+		if got, _ := os.ReadFile(path); string(got) != want {
+			t.Errorf("%s = %q", path, got)
+		}
+	}
+	if fi, _ := os.Stat(pk); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+
+	// A batch that fails (a target it may not replace) renames nothing and
+	// removes the prepared file's temporary file as well as its own.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	var bad Batch
+	bad.Add(rec, []byte("second record"), 0o644)
+	bad.AddPrepared(Prepare(pk, []byte("second pack"), 0o644))
+	bad.Add(fifo, []byte("x"), 0o644)
+	if err := bad.Commit(context.Background()); err == nil || !strings.Contains(err.Error(), "fifo") {
+		t.Fatalf("err = %v", err)
+	}
+	// A prepared file discarded (the run failed) leaves nothing behind.
+	Prepare(pk, []byte("third pack"), 0o644).Discard()
+	for path, want := range map[string]string{rec: "record", pk: "new pack"} {
+		if got, _ := os.ReadFile(path); string(got) != want {
+			t.Errorf("%s = %q after a failed batch", path, got)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// A prepared file whose directory is missing fails the batch it is in,
+// naming the file.
+func TestBatchWithAPreparedFileThatCannotBeWritten(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	var b Batch
+	b.Add(a, []byte("a"), 0o644)
+	b.AddPrepared(Prepare(filepath.Join(dir, "missing", "pack.json"), []byte("x"), 0o644))
+	err := b.Commit(context.Background())
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("missing", "pack.json")) {
+		t.Fatalf("err = %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
 func TestStaleTempsOfDeadProcessesAreRemoved(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "pack.json")
