@@ -311,11 +311,8 @@ func (a *allocation) ready(ctx context.Context, i, tokensLeft int) (bool, error)
 // counts: Finalize's estimate leaves those out.
 func (a *allocation) written() (int, error) {
 	a.assemble()
-	data, err := a.b.finalize(a.p)
-	if err != nil {
-		return 0, err
-	}
-	return CountTokensOf(data)
+	_, tokens, err := a.b.finalizeCounted(a.p)
+	return tokens, err
 }
 
 // drop gives up the lowest-priority accepted units until their estimated

@@ -406,14 +406,11 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 	}
 	p.Budget.MaxTokens = lim.tokens
 	for {
-		data, err := b.finalize(p)
+		data, tokens, err := b.finalizeCounted(p)
 		if err != nil {
 			return err
 		}
-		used, tokens, err := lim.measure(data)
-		if err != nil {
-			return err
-		}
+		used := lim.measure(data)
 		if lim.fit(used, tokens) {
 			return b.refillTier(p, ordered, lim, used, tokens)
 		}
@@ -464,14 +461,9 @@ func (b *builder) fullLimits() fullLimits {
 	return l
 }
 
-// measure counts the characters of the serialized pack and, under a token
-// limit, its tokens (as the audit counts them).
-func (l fullLimits) measure(data []byte) (chars, tokens int, err error) {
-	chars = RuneCount(data)
-	if l.tokens > 0 {
-		tokens, err = CountTokensOf(data)
-	}
-	return chars, tokens, err
+// measure counts the characters of the serialized pack.
+func (l fullLimits) measure(data []byte) (chars int) {
+	return RuneCount(data)
 }
 
 func (l fullLimits) fit(chars, tokens int) bool {
@@ -502,14 +494,11 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		}
 		e.row.Reason, e.row.Detail = "", ""
 		b.fill(p, ordered)
-		data, err := b.finalize(p)
+		data, tk, err := b.finalizeCounted(p)
 		if err != nil {
 			return err
 		}
-		u, tk, err := lim.measure(data)
-		if err != nil {
-			return err
-		}
+		u := lim.measure(data)
 		if lim.fit(u, tk) {
 			used, tokens = u, tk
 			continue
@@ -694,11 +683,23 @@ func Finalize(p *Pack) ([]byte, error) {
 // finalize is Finalize taking the counts of contents counted before from
 // counts, and leaving there those it counts, when counts is set.
 func finalize(p *Pack, counts TokenCounts) ([]byte, error) {
+	data, _, err := finalizeCounted(p, counts)
+	return data, err
+}
+
+// finalizeCounted is finalize that also returns the tokens of the bytes it
+// returns, as CountTokensOf counts them, without counting them again (a
+// change pack's budget is fitted on that count, pack after pack). The bytes
+// counted as they were written differ from those returned only in the pack
+// id's and the budget's fields: the count of the stretch around each, from
+// the cut before it to the cut after it (tokenCut), as written is taken
+// back and the count of that stretch as returned is added.
+func finalizeCounted(p *Pack, counts TokenCounts) ([]byte, int, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
 	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeBound(p)))
 	tc, err := newTokenCounter(buf, counts)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s := newStreamer(io.MultiWriter(buf, tc))
 	if counts != nil {
@@ -708,16 +709,26 @@ func finalize(p *Pack, counts TokenCounts) ([]byte, error) {
 	idSpan, budgetSpan, err := serializeFields(s, rv, buf)
 	if err != nil {
 		_, _ = tc.finish() // let its workers go
-		return nil, err
+		return nil, 0, err
 	}
 	tokens, err := tc.finish()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	data := buf.Bytes()
 	p.Budget.EstimatedTokens = tokens
+	// The stretches around the two fields, counted as written.
+	blankID, blankBudget := idSpan, budgetSpan
+	stretches := cutStretches(data, blankID, blankBudget)
+	for _, st := range stretches {
+		n, err := CountTokensOf(data[st[0]:st[1]])
+		if err != nil {
+			return nil, 0, err
+		}
+		tokens -= n
+	}
 	if data, budgetSpan, err = reserializeField(data, rv, budgetField, budgetSpan); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	digest := sha256.Sum256(data)
 	p.PackID = ID(digest)
@@ -731,16 +742,68 @@ func finalize(p *Pack, counts TokenCounts) ([]byte, error) {
 	}
 	p.Budget.UsedChars = n
 	// The later field first: the earlier one's span stays right.
-	if data, _, err = reserializeField(data, rv, budgetField, budgetSpan); err != nil {
-		return nil, err
+	if data, budgetSpan, err = reserializeField(data, rv, budgetField, budgetSpan); err != nil {
+		return nil, 0, err
 	}
-	if data, _, err = reserializeField(data, rv, packIDField, idSpan); err != nil {
-		return nil, err
+	if data, idSpan, err = reserializeField(data, rv, packIDField, idSpan); err != nil {
+		return nil, 0, err
 	}
 	if RuneCount(data) != n {
-		return nil, fmt.Errorf("serialize: used_chars did not settle")
+		return nil, 0, fmt.Errorf("serialize: used_chars did not settle")
 	}
-	return data, nil
+	// The same stretches in the bytes returned: shifted by the growth of
+	// each field before them.
+	grown := func(blank, now [2]int) int { return (now[1] - now[0]) - (blank[1] - blank[0]) }
+	moved := func(at int) int {
+		for _, f := range [][2][2]int{{blankID, idSpan}, {blankBudget, budgetSpan}} {
+			if at >= f[0][1] {
+				at += grown(f[0], f[1])
+			}
+		}
+		return at
+	}
+	for _, st := range stretches {
+		n, err := CountTokensOf(data[moved(st[0]):moved(st[1])])
+		if err != nil {
+			return nil, 0, err
+		}
+		tokens += n
+	}
+	return data, tokens, nil
+}
+
+// cutStretches are the stretches of data around the byte spans given, each
+// from the last cut (tokenCut) before its span to the first cut after it,
+// the bytes on both sides of each cut outside every span; overlapping
+// stretches are merged. The count of data is the sum of the counts of the
+// stretches and of what lies between them.
+func cutStretches(data []byte, spans ...[2]int) [][2]int {
+	s := unsafe.String(unsafe.SliceData(data), len(data))
+	var out [][2]int
+	for _, sp := range spans {
+		from := 0 // the last cut before sp[0]: a quote at c < sp[0]
+		for c := sp[0] - 1; c >= 1; c-- {
+			if s[c] == '"' && 'a' <= s[c-1] && s[c-1] <= 'z' {
+				from = c
+				break
+			}
+		}
+		to := len(s) // the first cut whose letter is at or past sp[1]
+		if c := tokenCut(s, sp[1]+1); c >= 0 {
+			to = c
+		}
+		out = append(out, [2]int{from, to})
+	}
+	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := out[:0]
+	for _, st := range out {
+		if n := len(merged); n > 0 && st[0] <= merged[n-1][1] {
+			merged[n-1][1] = max(merged[n-1][1], st[1])
+			continue
+		}
+		merged = append(merged, st)
+	}
+	return merged
 }
 
 // serializeFields writes the pack's fields as one JSON object followed by a

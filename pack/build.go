@@ -330,8 +330,15 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 // finalize is Finalize with the token counts the scanner remembers
 // (TokenCounts), when it does.
 func (b *builder) finalize(p *Pack) ([]byte, error) {
+	data, _, err := b.finalizeCounted(p)
+	return data, err
+}
+
+// finalizeCounted is finalize that also returns the tokens of the bytes
+// (finalizeCounted).
+func (b *builder) finalizeCounted(p *Pack) ([]byte, int, error) {
 	counts, _ := b.opts.Scanner.(TokenCounts)
-	return finalize(p, counts)
+	return finalizeCounted(p, counts)
 }
 
 // result finalizes the pack and collects the ledger.
