@@ -135,3 +135,32 @@ func FuzzCountTokens(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCountPiecesUpTo: letterRuns never counts more than the pieces, and
+// countPiecesUpTo, which stops at it when it is over the limit, gives what
+// a count of the pieces themselves gives, for any text and limit.
+func FuzzCountPiecesUpTo(f *testing.F) {
+	f.Add("func main() {\n\tfmt.Println(\"héllo\")\n}\n", 3)
+	f.Add("don't STOP'LL  \u00a0\u3000 123456 ///\r\n\r\n", 2)
+	f.Add("they're→.→caféteria a→b ſ 'x'", 4)
+	f.Add("", 0)
+	f.Add("it's", 1) // one piece: a contraction's letters are not a run of their own
+	f.Add("→.→", 1)  // one piece: runs of other characters hold no letter
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		pieces := 0
+		splitO200k(s, func(string) bool { pieces++; return true })
+		if runs := letterRuns(s, math.MaxInt); runs > pieces {
+			t.Fatalf("letterRuns(%q) = %d, more than its %d pieces", s, runs, pieces)
+		}
+		want := pieceCount{n: pieces}
+		if pieces > max(limit, 0) {
+			want = pieceCount{n: max(limit, 0) + 1, atLeast: true}
+		}
+		if got := countPiecesUpTo(s, limit); got != want {
+			t.Fatalf("countPiecesUpTo(%q, %d) = %+v, want %+v", s, limit, got, want)
+		}
+	})
+}

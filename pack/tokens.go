@@ -413,6 +413,11 @@ func countPiecesUpTo(s string, limit int) pieceCount {
 	if !utf8.ValidString(s) {
 		return pieceCount{}
 	}
+	// A text with more pieces than limit is most of those the budget has
+	// no room for: a byte loop says so ~10× sooner than cutting the pieces.
+	if limit >= 0 && letterRuns(s, limit) > limit {
+		return pieceCount{n: limit + 1, atLeast: true}
+	}
 	c := pieceCount{}
 	splitO200k(s, func(string) bool {
 		c.n++
@@ -423,6 +428,38 @@ func countPiecesUpTo(s string, limit int) pieceCount {
 		return true
 	})
 	return c
+}
+
+// letterRuns is a lower bound of the pieces splitO200k cuts valid UTF-8 s
+// into, counted as far as limit+1: the runs of ASCII letters and bytes
+// from 0x80 (which may be letters or marks) that hold an ASCII letter,
+// apostrophes' left out. Only a letter alternative of the pattern takes
+// ASCII letters, and its letters and marks stand together but for a
+// contraction after an apostrophe ('s, 're…), so no piece holds two such
+// runs; runs joined by other non-ASCII characters only count fewer.
+func letterRuns(s string, limit int) int {
+	n := 0
+	counted := false // the current run is counted
+	inRun := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ascii := 'a' <= c|0x20 && c|0x20 <= 'z'
+		if !ascii && c < 0x80 {
+			inRun, counted = false, false
+			continue
+		}
+		if !inRun {
+			inRun = true
+			counted = i > 0 && s[i-1] == '\'' // an apostrophe's run: never counted
+		}
+		if ascii && !counted {
+			counted = true
+			if n++; n > limit {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // splitO200k calls yield with each piece o200k_base's pre-tokenizer cuts
