@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -82,6 +83,31 @@ func TestValidatePackPartsSplitsTheArrays(t *testing.T) {
 		err := validateInParts(doc)
 		if err == nil || !strings.Contains(err.Error(), "/file_index/2:") {
 			t.Fatalf("err = %v, want the first failing element, /file_index/2", err)
+		}
+	}
+}
+
+// TestValidatePackPartsChunks: elements checked in chunks name the first
+// that fails, past the first chunk too, and a long valid array passes.
+func TestValidatePackPartsChunks(t *testing.T) {
+	doc := changePackDocument(t)
+	entry := doc["file_index"].([]any)[0].(map[string]any)
+	entries := make([]any, 3*chunkLen+5)
+	for i := range entries {
+		e := maps.Clone(entry)
+		e["path"] = fmt.Sprintf("f%d.go", i)
+		entries[i] = e
+	}
+	doc["file_index"] = entries
+	if err := validateInParts(doc); err != nil {
+		t.Fatalf("the valid pack fails in parts: %v", err)
+	}
+	entries[2*chunkLen+1].(map[string]any)["size_bytes"] = -1
+	entries[chunkLen+6].(map[string]any)["included"] = "yes"
+	for range 10 {
+		err := validateInParts(doc)
+		if want := fmt.Sprintf("/file_index/%d:", chunkLen+6); err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("err = %v, want the first failing element, %s", err, want)
 		}
 	}
 }
