@@ -414,7 +414,8 @@ func countPiecesUpTo(s string, limit int) pieceCount {
 		return pieceCount{}
 	}
 	// A text with more pieces than limit is most of those the budget has
-	// no room for: a byte loop says so ~10× sooner than cutting the pieces.
+	// no room for: a byte loop over its letters says so sooner than
+	// cutting the pieces.
 	if limit >= 0 && letterRuns(s, limit) > limit {
 		return pieceCount{n: limit + 1, atLeast: true}
 	}

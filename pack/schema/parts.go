@@ -122,7 +122,7 @@ func validatePackParts(top map[string]any, lens map[string]int, element func(nam
 // entry's alone (hugo's 2,547 entries: 30.2 → 26.2 ms in chunks of 64).
 const chunkLen = 64
 
-// splitPack is what checking a pack's arrays element by element takes.
+// splitPack is what checking a pack's large arrays apart takes.
 type splitPack struct {
 	// names are the top-level arrays whose elements are checked apart.
 	names map[string]bool
