@@ -281,14 +281,6 @@ func (b *gogitBackend) revList(ctx context.Context, head ObjectID, exclude []Obj
 	return revListWalk(ctx, loader(b), head, exclude)
 }
 
-// worktree reads the index (an entry is clean as git's own test decides:
-// the work tree's file has the size, modification time, inode and change
-// time the index recorded, and that time is before the index was written:
-// a file changed in the tick git indexed it can keep all of them, which
-// git calls racily clean and reads again; an entry without sub-second
-// times, from a coarse file system or a git that does not keep them, is
-// racy through the second the index was written in) and walks the work
-// tree for untracked files, with .gitignore semantics.
 // beforeIndex reports whether an entry's modification time is before the
 // index's (written): to the nanosecond when the entry has them, else to
 // the second, as git without nanoseconds decides racily clean entries.
@@ -299,6 +291,14 @@ func beforeIndex(modified, written time.Time) bool {
 	return modified.Before(written)
 }
 
+// worktree reads the index (an entry is clean as git's own test decides:
+// the work tree's file has the size, modification time, inode and change
+// time the index recorded, and that time is before the index was written:
+// a file changed in the tick git indexed it can keep all of them, which
+// git calls racily clean and reads again; an entry without sub-second
+// times, from a coarse file system or a git that does not keep them, is
+// racy through the second the index was written in) and walks the work
+// tree for untracked files, with .gitignore semantics.
 func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, error) {
 	b.mu.Lock()
 	// The index's time is read before the index: an index written in
