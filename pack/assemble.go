@@ -410,7 +410,7 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 		if err != nil {
 			return err
 		}
-		used := lim.measure(data)
+		used := RuneCount(data)
 		if lim.fit(used, tokens) {
 			return b.refillTier(p, ordered, lim, used, tokens)
 		}
@@ -461,11 +461,6 @@ func (b *builder) fullLimits() fullLimits {
 	return l
 }
 
-// measure counts the characters of the serialized pack.
-func (l fullLimits) measure(data []byte) (chars int) {
-	return RuneCount(data)
-}
-
 func (l fullLimits) fit(chars, tokens int) bool {
 	return (l.chars == 0 || chars <= l.chars) && (l.tokens == 0 || tokens <= l.tokens)
 }
@@ -498,7 +493,7 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		if err != nil {
 			return err
 		}
-		u := lim.measure(data)
+		u := RuneCount(data)
 		if lim.fit(u, tk) {
 			used, tokens = u, tk
 			continue

@@ -67,9 +67,8 @@ type Prepared struct {
 	tmp  string // set when done
 	err  error  // set when done
 
-	mu        sync.Mutex
-	kept      bool // renamed into place by a batch: nothing to discard
-	discarded bool
+	mu      sync.Mutex
+	settled bool // renamed into place by a batch, or removed
 }
 
 // Prepare starts writing data to a temporary file beside path, as a batch
@@ -100,16 +99,16 @@ func (p *Prepared) Discard() {
 	tmp, _ := p.wait()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.kept && !p.discarded && tmp != "" {
+	if !p.settled && tmp != "" {
 		os.Remove(tmp)
 	}
-	p.discarded = true
+	p.settled = true
 }
 
 // keep marks the temporary file renamed into place.
 func (p *Prepared) keep() {
 	p.mu.Lock()
-	p.kept = true
+	p.settled = true
 	p.mu.Unlock()
 }
 
