@@ -406,11 +406,12 @@ func (b *builder) fitTier(p *Pack, ordered []*entry) error {
 	}
 	p.Budget.MaxTokens = lim.tokens
 	for {
-		data, tokens, err := b.finalizeCounted(p)
+		// used_chars is the characters of the bytes (Finalize settles it).
+		_, tokens, err := b.finalizeCounted(p)
 		if err != nil {
 			return err
 		}
-		used := RuneCount(data)
+		used := p.Budget.UsedChars
 		if lim.fit(used, tokens) {
 			return b.refillTier(p, ordered, lim, used, tokens)
 		}
@@ -489,11 +490,11 @@ func (b *builder) refillTier(p *Pack, ordered []*entry, lim fullLimits, used, to
 		}
 		e.row.Reason, e.row.Detail = "", ""
 		b.fill(p, ordered)
-		data, tk, err := b.finalizeCounted(p)
+		_, tk, err := b.finalizeCounted(p)
 		if err != nil {
 			return err
 		}
-		u := RuneCount(data)
+		u := p.Budget.UsedChars
 		if lim.fit(u, tk) {
 			used, tokens = u, tk
 			continue
