@@ -154,6 +154,29 @@ func TestBatchWithAPreparedFile(t *testing.T) {
 	}
 }
 
+// A prepared file never writes through a symlink at its target: the link
+// is replaced, the file it named keeps its bytes.
+func TestPreparedFileReplacesASymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "pack.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	b.AddPrepared(Prepare(link, []byte("new"), 0o644))
+	if err := b.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "keep" {
+		t.Fatalf("wrote through the symlink: target = %q", got)
+	}
+	if fi, _ := os.Lstat(link); !fi.Mode().IsRegular() {
+		t.Fatalf("the link was not replaced by a file: %v", fi.Mode())
+	}
+}
+
 // A prepared file whose directory is missing fails the batch it is in,
 // naming the file.
 func TestBatchWithAPreparedFileThatCannotBeWritten(t *testing.T) {
