@@ -14,22 +14,37 @@ import (
 	"testing"
 )
 
+// TestWriteFileNeverWritesThroughASymlink: a file written whole or
+// prepared ahead replaces a symlink at its target, never writes through
+// it: the file the link named keeps its bytes.
 func TestWriteFileNeverWritesThroughASymlink(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target")
-	os.WriteFile(target, []byte("keep"), 0o644)
-	link := filepath.Join(dir, "out.json")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
+	writers := map[string]func(path string, data []byte) error{
+		"WriteFile": func(path string, data []byte) error { return WriteFile(path, data, 0o644) },
+		"Prepare": func(path string, data []byte) error {
+			var b Batch
+			b.AddPrepared(Prepare(path, data, 0o644))
+			return b.Commit(context.Background())
+		},
 	}
-	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(target); string(b) != "keep" {
-		t.Fatalf("wrote through the symlink: target = %q", b)
-	}
-	if fi, _ := os.Lstat(link); !fi.Mode().IsRegular() {
-		t.Fatalf("the link was not replaced by a file: %v", fi.Mode())
+	for name, write := range writers {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			target := filepath.Join(dir, "target")
+			os.WriteFile(target, []byte("keep"), 0o644)
+			link := filepath.Join(dir, "out.json")
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			if err := write(link, []byte("new")); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(target); string(b) != "keep" {
+				t.Fatalf("wrote through the symlink: target = %q", b)
+			}
+			if fi, _ := os.Lstat(link); !fi.Mode().IsRegular() {
+				t.Fatalf("the link was not replaced by a file: %v", fi.Mode())
+			}
+		})
 	}
 }
 
@@ -151,29 +166,6 @@ func TestBatchWithAPreparedFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Errorf("temporary files left: %v", entries)
-	}
-}
-
-// A prepared file never writes through a symlink at its target: the link
-// is replaced, the file it named keeps its bytes.
-func TestPreparedFileReplacesASymlink(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target")
-	os.WriteFile(target, []byte("keep"), 0o644)
-	link := filepath.Join(dir, "pack.json")
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-	var b Batch
-	b.AddPrepared(Prepare(link, []byte("new"), 0o644))
-	if err := b.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(target); string(got) != "keep" {
-		t.Fatalf("wrote through the symlink: target = %q", got)
-	}
-	if fi, _ := os.Lstat(link); !fi.Mode().IsRegular() {
-		t.Fatalf("the link was not replaced by a file: %v", fi.Mode())
 	}
 }
 
