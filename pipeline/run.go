@@ -95,10 +95,6 @@ func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
 	if out.progress != nil {
 		out.progress("scanning the commits' history and auditing", out.Snapshot)
 	}
-	// The record names the digest of the pack's bytes, which are final:
-	// hashed beside the audit, not after it (a large pack's ~10 ms).
-	packSum := make(chan [32]byte, 1)
-	go func() { packSum <- sha256.Sum256(out.Result.JSON) }()
 	history, herr := ScanHistory(ctx, out.Scanner, out.Snapshot)
 	v, err := Judge(ctx, out, history, herr)
 	if err != nil {
@@ -133,7 +129,7 @@ func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
 	if out.Policy.Secrets.History == "fail" {
 		historyAction = "fail"
 	}
-	sum := <-packSum
+	sum := sha256.Sum256(out.Result.JSON)
 	run.Record = transparency.Build(transparency.BuildInput{
 		Result:          out.Result,
 		PackSHA256:      hex.EncodeToString(sum[:]),
