@@ -782,3 +782,48 @@ func TestCatFileReadAll(t *testing.T) {
 		}
 	}
 }
+
+// TestGitProcessesOfAWorktree: where git lists the work tree (the CLI
+// backend, a routed repository, a large index alone), the head tree the
+// changes are found against is listed by one git ls-tree, beside the
+// index's listing and git status, and the snapshot is the one a walk of
+// the head's trees gives.
+func TestGitProcessesOfAWorktree(t *testing.T) {
+	g := gittest.New(t)
+	buildHistory(g)
+	dirtyWorktree(g)
+	walked, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { walked.Close() })
+	want, err := walked.Worktree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	repos := cliRepos(t, g.Dir)
+	index, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { index.Close() })
+	index.routeLarge(1<<30, -1)
+	if index.wt == nil {
+		t.Fatal("the work tree is not listed through git")
+	}
+	repos["large index"] = index
+	runs := logGit(t)
+	for name, r := range repos {
+		runs.take()
+		snap, err := r.Worktree(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := runs.take(); got["ls-tree -r"] != 1 || got["ls-files -s"] != 1 || got["status --porcelain"] != 1 {
+			t.Errorf("%s: the work-tree snapshot ran %v, want one ls-tree -r, ls-files and status each", name, got)
+		}
+		if got, want := maskIDs(dump(t, snap)), maskIDs(dump(t, want)); got != want {
+			t.Errorf("%s: the snapshot differs from the walk's:\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}

@@ -49,10 +49,10 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 			return nil, err
 		}
 		headTree, headTime = c.Tree, c.Committer
-		if _, ok := r.b.(*cliBackend); ok {
+		if r.gitListsWorktree() {
 			// The head tree, which the changes are found against, is
 			// listed by git ls-tree beside the index's listing: a walk
-			// asked cat-file for each tree after it (hugo's 433: 8-27
+			// read each tree after it (hugo's 433 through cat-file: 8-27
 			// ms of a full-tree pack's wall time).
 			listing = r.headTree(c)
 			go listing.list(ctx)
@@ -230,6 +230,16 @@ func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
 	s.id = r.b.hashBlob([]byte(s.text))
 	f.Blob = s.id.String()
 	return f, s, nil
+}
+
+// gitListsWorktree reports whether git's commands list the work tree: a
+// large index, a repository whose objects git reads, or the CLI backend.
+func (r *Repo) gitListsWorktree() bool {
+	switch r.worktreeBackend().(type) {
+	case *cliBackend, *routedBackend:
+		return true
+	}
+	return false
 }
 
 // worktreeChanges compares the current files with HEAD's tree: its
