@@ -22,7 +22,7 @@ func findAssignmentsRef(filePath, text string, li *lineIndex) []assignment {
 			break
 		}
 		line := strings.TrimSuffix(text[ls:le], "\r")
-		if len(line) < 5 || !candidate[l] {
+		if len(line) < 5 || candidate[l] == 0 {
 			continue
 		}
 		lowerBuf = appendLowerASCII(lowerBuf[:0], line)

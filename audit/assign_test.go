@@ -230,11 +230,18 @@ func checkCredentialLines(t *testing.T, text string) int {
 	n := 0
 	for l := 1; l <= li.lines(); l++ {
 		line := strings.TrimSuffix(text[min(li.start(l), len(text)):li.end(l)], "\r")
-		if lineMayHaveCredential(string(appendLowerASCII(nil, line)), line) {
+		passes := lineMayHaveCredential(string(appendLowerASCII(nil, line)), line)
+		if passes {
 			n++
-			if !marks[l] {
+			if marks[l]&lineCandidate == 0 {
 				t.Fatalf("line %d %q passes lineMayHaveCredential but is no candidate", l, line)
 			}
+		}
+		if marks[l]&lineSure != 0 && !passes {
+			t.Fatalf("line %d %q is marked sure but fails lineMayHaveCredential", l, line)
+		}
+		if marks[l] == lineCandidate && mayHaveCredentialBesideWords(string(appendLowerASCII(nil, line)), line) != passes {
+			t.Fatalf("line %d %q: mayHaveCredentialBesideWords differs from lineMayHaveCredential on a line without the words", l, line)
 		}
 	}
 	return n
