@@ -288,9 +288,8 @@ var credentialWords = []string{"kennwort", "wachtwoord", "losenord", "salasana",
 // text, every string lineMayHaveCredential looks for on an ASCII line
 // (none holds '\n'): a line without one, and without a non-ASCII byte,
 // cannot pass it. Forty substring searches per line were a sixth of a
-// large tree's scan. Its strings are numbered as needles lists them:
-// all but "@" and "key" (the first sureNeedles, then the word lists) make
-// lineMayHaveCredential accept a line outright.
+// large tree's scan. All of them but "@" and "key" make
+// lineMayHaveCredential accept a line outright (sureNeedle).
 var credentialNeedles = sync.OnceValue(func() *literals {
 	needles := []string{"pass", "pwd", "secret", "token", "auth", "@", "key"}
 	needles = append(needles, credentialWords...)
@@ -307,9 +306,9 @@ const (
 	lineSure
 )
 
-// sureNeedle reports whether credentialNeedles' string id makes
-// lineMayHaveCredential accept a line outright.
-func sureNeedle(id int) bool { return id < 5 || id >= 7 }
+// sureNeedle reports whether a line that holds needle, one of
+// credentialNeedles', passes lineMayHaveCredential.
+func sureNeedle(needle string) bool { return needle != "@" && needle != "key" }
 
 // credentialLines marks (1-based, by li) the lines of text that
 // lineMayHaveCredential could accept, and those it does accept for a
@@ -320,12 +319,13 @@ func credentialLines(text string, li *lineIndex) (marks []uint8, lower string) {
 	// Hits come in order, and no needle holds a '\n': a cursor over the
 	// newlines finds each hit's line without a search.
 	k := 0
-	credentialNeedles().scan(lower, nil, func(id, at int) {
+	needles := credentialNeedles()
+	needles.scan(lower, nil, func(id, at int) {
 		for k < len(li.nl) && li.nl[k] < at {
 			k++
 		}
 		marks[k+1] |= lineCandidate
-		if sureNeedle(id) {
+		if sureNeedle(needles.strs[id]) {
 			marks[k+1] |= lineSure
 		}
 	})
