@@ -48,17 +48,7 @@ func TestFinalizeCounted(t *testing.T) {
 // FuzzFinalizeCounted: for any pack a document decodes to, finalizeCounted
 // counts the bytes it returns as CountTokensOf does.
 func FuzzFinalizeCounted(f *testing.F) {
-	for _, v := range documentPacks(f) {
-		if p, ok := v.(*Pack); ok && p != nil {
-			data, err := Marshal(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			if len(data) < 4<<10 {
-				f.Add(data)
-			}
-		}
-	}
+	addPackSeeds(f)
 	f.Add([]byte(`{"schema_version":1,"pack_id":"x","type":"full","budget":{"max_chars":1,"used_chars":2,"estimated_tokens":3}}`))
 	f.Add([]byte(`{"type":"zz","budget":{"truncated":true},"metadata":{"created_at":"a"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

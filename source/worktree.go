@@ -234,13 +234,7 @@ func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
 
 // gitListsWorktree reports whether git's commands list the work tree: a
 // large index, a repository whose objects git reads, or the CLI backend.
-func (r *Repo) gitListsWorktree() bool {
-	switch r.worktreeBackend().(type) {
-	case *cliBackend, *routedBackend:
-		return true
-	}
-	return false
-}
+func (r *Repo) gitListsWorktree() bool { return r.worktreeBackend().name() == BackendCLI }
 
 // worktreeChanges compares the current files with HEAD's tree: its
 // listing when there is one, else a walk of headTree.
