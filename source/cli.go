@@ -319,31 +319,30 @@ func (b *cliBackend) blob(ctx context.Context, id ObjectID) ([]byte, error) {
 	return data, nil
 }
 
-// blobs reads the blobs ids in one exchange with cat-file (see
-// catFile.readAll), calling each in order with one's bytes or the error
-// blob would give for it. Where the exchange ends early (the process died:
-// a lazy fetch a partial clone's promisor could not serve), the rest are
-// read one by one, each with its own error, as blob reads them.
-func (b *cliBackend) blobs(ctx context.Context, ids []ObjectID, each func(i int, data []byte, err error) error) error {
-	next := 0
+// blobs reads the blobs asked for in one exchange with cat-file (see
+// catFile.readStream), calling each in the order asked with one's bytes
+// or the error blob would give for it. Where the exchange ends early (the
+// process died: a lazy fetch a partial clone's promisor could not serve),
+// the rest are read one by one, each with its own error, as blob reads
+// them.
+func (b *cliBackend) blobs(ctx context.Context, asks <-chan blobAsk, each func(key int, data []byte, err error) error) error {
 	var eachErr error
-	err := b.batch.readAll(ctx, ids, func(i int, typ string, data []byte, err error) error {
-		next = i + 1
+	rest, err := b.batch.readStream(ctx, asks, func(a blobAsk, typ string, data []byte, err error) error {
 		if err == nil && typ != "blob" {
-			err = fmt.Errorf("object %s is a %s, not a blob", ids[i], typ)
+			err = fmt.Errorf("object %s is a %s, not a blob", a.id, typ)
 		}
 		if err != nil {
-			data, err = nil, b.objectErr(ids[i], err)
+			data, err = nil, b.objectErr(a.id, err)
 		}
-		eachErr = each(i, data, err)
+		eachErr = each(a.key, data, err)
 		return eachErr
 	})
 	if err == nil || eachErr != nil || ctx.Err() != nil {
 		return err
 	}
-	for i := next; i < len(ids); i++ {
-		data, err := b.blob(ctx, ids[i])
-		if err := each(i, data, err); err != nil {
+	for _, a := range rest {
+		data, err := b.blob(ctx, a.id)
+		if err := each(a.key, data, err); err != nil {
 			return err
 		}
 	}
@@ -804,59 +803,97 @@ func (c *catFile) answer(name string, contents bool) (ObjectID, string, []byte, 
 	return ObjectID(f[0]), f[1], data[:size], nil
 }
 
-// readAll reads every object of ids in one exchange: the names are written
-// while the answers are read, so that git inflates the next object while
-// the last one is read instead of waiting for each name (hugo's 64 blobs
-// a search reads from the store: ~9 ms one at a time, ~5 ms so). each gets
-// the objects in order, with errMissing for one git does not have; an
-// error of each, of ctx or of the process ends the exchange and is
-// returned (the process is then stopped: answers were left unread).
-func (c *catFile) readAll(ctx context.Context, ids []ObjectID, each func(i int, typ string, data []byte, err error) error) error {
-	for _, id := range ids {
-		if !askable(string(id)) {
-			return fmt.Errorf("bad object id %q", id)
-		}
-	}
+// readStream reads the objects asked for on asks in one exchange, until
+// asks is closed: each name is written as it comes while the answers are
+// read, so that git inflates the next object while the last one is read
+// instead of waiting for each name, and a caller can ask while it still
+// finds what to ask for (hugo's 64 blobs a search reads from the store:
+// ~9 ms one at a time, ~5 ms in one exchange, overlapped with the search
+// of the work tree's files since). each gets the objects in the order
+// asked, with errMissing for one git does not have. An error of each, of
+// ctx or of the process ends the exchange and is returned, with the asks
+// the process did not answer (an error of the process: the caller may
+// read them otherwise); every ask is taken from asks all the same, so that
+// a sender never blocks. The process is then stopped: answers were left
+// unread.
+func (c *catFile) readStream(ctx context.Context, asks <-chan blobAsk, each func(a blobAsk, typ string, data []byte, err error) error) ([]blobAsk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var startErr error
 	if c.cmd == nil {
-		if err := c.start(); err != nil {
-			return err
-		}
+		startErr = c.start()
 	}
-	written := make(chan error, 1)
-	go func(w io.Writer) {
-		bw := bufio.NewWriter(w)
-		for _, id := range ids {
-			if _, err := bw.WriteString(string(id) + "\n"); err != nil {
-				written <- err
-				return
+	// sent holds the asks written (or, once writing failed, taken), in order.
+	sent := make(chan blobAsk, 256)
+	died := startErr != nil // the asks not answered may be read otherwise
+	if startErr != nil {
+		go func() {
+			for a := range asks {
+				sent <- a
 			}
-		}
-		written <- bw.Flush()
-	}(c.stdin)
+			close(sent)
+		}()
+	} else {
+		go func(w io.Writer) {
+			bw := bufio.NewWriter(w)
+			var werr error
+			for a := range asks {
+				if werr == nil && !askable(string(a.id)) {
+					werr = fmt.Errorf("bad object id %q", a.id)
+				}
+				if werr == nil {
+					_, werr = bw.WriteString(string(a.id) + "\n")
+				}
+				// Flushed when no other ask is waiting (git answers what it
+				// has while the caller looks for more) and before waiting
+				// for the reader (which may wait for this answer).
+				if werr == nil && (len(asks) == 0 || len(sent) == cap(sent)) {
+					werr = bw.Flush()
+				}
+				sent <- a
+			}
+			close(sent)
+		}(c.stdin)
+	}
 	var err error
-	for i, id := range ids {
-		if err = ctx.Err(); err != nil {
-			break
+	var rest []blobAsk
+	// fail ends the exchange at once: the process is killed, not asked to
+	// end (its answers are out of step with the names asked, and it may be
+	// blocked writing one nobody reads, the writer above blocked behind it).
+	fail := func(e error) {
+		err = e
+		if c.cmd != nil {
+			_ = c.cmd.Process.Kill()
+			c.stop()
 		}
-		_, typ, data, aerr := c.answer(string(id), true)
+	}
+	for a := range sent {
+		switch {
+		case err != nil:
+		case startErr != nil:
+			err = startErr
+		case ctx.Err() != nil:
+			fail(ctx.Err())
+		case !askable(string(a.id)):
+			fail(fmt.Errorf("bad object id %q", a.id))
+		}
+		if err != nil {
+			if died {
+				rest = append(rest, a)
+			}
+			continue
+		}
+		_, typ, data, aerr := c.answer(string(a.id), true)
 		if aerr != nil && !errors.Is(aerr, errMissing) && !errors.Is(aerr, errAmbiguous) {
-			err = aerr // the process stopped
-			break
+			err, died = aerr, true // the process stopped
+			rest = append(rest, a)
+			continue
 		}
-		if err = each(i, typ, data, aerr); err != nil {
-			break
+		if e := each(a, typ, data, aerr); e != nil {
+			fail(e)
 		}
 	}
-	if err != nil && c.cmd != nil {
-		// Its answers are out of step with the names asked, and it may be
-		// blocked writing one nobody reads: killed, not asked to end.
-		_ = c.cmd.Process.Kill()
-		c.stop()
-	}
-	<-written // its error is the process's, already met in the answers
-	return err
+	return rest, err
 }
 
 // died stops a process that stopped answering and says why.

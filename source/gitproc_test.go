@@ -721,11 +721,26 @@ func TestPrestartRoutesObjects(t *testing.T) {
 	}
 }
 
-// TestCatFileReadAll: one exchange reads many blobs in order, a missing
+// asking sends a blob ask for each of ids, its index the key, and closes
+// the channel.
+func asking(ids []ObjectID) <-chan blobAsk {
+	asks := make(chan blobAsk)
+	go func() {
+		defer close(asks)
+		for i, id := range ids {
+			asks <- blobAsk{key: i, id: id}
+		}
+	}()
+	return asks
+}
+
+// TestCatFileReadStream: one exchange reads many blobs in order, a missing
 // object or a tree is that object's error only, more names than a pipe
-// holds do not block, and an exchange that ends early (its callback's
-// error, a cancelled context) leaves the next read working.
-func TestCatFileReadAll(t *testing.T) {
+// holds do not block, a name asked for only once the last answer is in is
+// answered (each name is sent as it comes), and an exchange that ends
+// early (its callback's error, a cancelled context) leaves the next read
+// working.
+func TestCatFileReadStream(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("a", "alpha\n")
 	g.Write("d/b", "beta\n")
@@ -737,7 +752,7 @@ func TestCatFileReadAll(t *testing.T) {
 	for name, r := range cliRepos(t, g.Dir) {
 		cb, _ := r.cli()
 		var got []string
-		err := cb.blobs(ctx, []ObjectID{a, missing, b, dir, a}, func(i int, data []byte, err error) error {
+		err := cb.blobs(ctx, asking([]ObjectID{a, missing, b, dir, a}), func(i int, data []byte, err error) error {
 			got = append(got, fmt.Sprintf("%d:%q:%v", i, data, err != nil))
 			return nil
 		})
@@ -750,7 +765,7 @@ func TestCatFileReadAll(t *testing.T) {
 			many[i] = []ObjectID{a, b}[i%2]
 		}
 		n := 0
-		if err := cb.blobs(ctx, many, func(i int, data []byte, err error) error {
+		if err := cb.blobs(ctx, asking(many), func(i int, data []byte, err error) error {
 			if err != nil || string(data) != []string{"alpha\n", "beta\n"}[i%2] {
 				return fmt.Errorf("blob %d: %q, %v", i, data, err)
 			}
@@ -759,8 +774,28 @@ func TestCatFileReadAll(t *testing.T) {
 		}); err != nil || n != len(many) {
 			t.Fatalf("%s: %d of %d read, %v", name, n, len(many), err)
 		}
+		// One name at a time, each asked for once the last is answered.
+		asks, answered := make(chan blobAsk), make(chan struct{}, 1)
+		go func() {
+			defer close(asks)
+			for i := range 20 {
+				asks <- blobAsk{key: i, id: []ObjectID{a, b}[i%2]}
+				<-answered
+			}
+		}()
+		n = 0
+		if err := cb.blobs(ctx, asks, func(i int, data []byte, err error) error {
+			if err != nil || i != n || string(data) != []string{"alpha\n", "beta\n"}[i%2] {
+				return fmt.Errorf("blob %d (answer %d): %q, %v", i, n, data, err)
+			}
+			n++
+			answered <- struct{}{}
+			return nil
+		}); err != nil || n != 20 {
+			t.Fatalf("%s: %d of 20 read one at a time, %v", name, n, err)
+		}
 		stop := errors.New("enough")
-		if err := cb.blobs(ctx, many, func(i int, _ []byte, _ error) error {
+		if err := cb.blobs(ctx, asking(many), func(i int, _ []byte, _ error) error {
 			if i == 10 {
 				return stop
 			}
@@ -769,7 +804,7 @@ func TestCatFileReadAll(t *testing.T) {
 			t.Fatalf("%s: err %v, want the callback's", name, err)
 		}
 		cctx, cancel := context.WithCancel(ctx)
-		if err := cb.blobs(cctx, many, func(i int, _ []byte, _ error) error {
+		if err := cb.blobs(cctx, asking(many), func(i int, _ []byte, _ error) error {
 			if i == 10 {
 				cancel()
 			}

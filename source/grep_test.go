@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/gittest"
@@ -304,6 +305,44 @@ func TestGrepKeepsWhatItFound(t *testing.T) {
 				}
 				if n := counter.blobs[ObjectID(f.Blob)]; n != wantStore {
 					t.Errorf("%s: %d reads from the object store, want %d", p, n, wantStore)
+				}
+			}
+		})
+	}
+}
+
+// TestGrepStoredErrorIsTheFirst: of the files the search reads from the
+// object store, however their reads interleave with the work tree's, the
+// one an error names is the first in the tree's order that could not be
+// read, on every run and with either backend.
+func TestGrepStoredErrorIsTheFirst(t *testing.T) {
+	for _, backendName := range []string{BackendGoGit, BackendCLI} {
+		t.Run(backendName, func(t *testing.T) {
+			g := gittest.New(t)
+			names := []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go"}
+			for _, p := range names {
+				g.Write(p, "x.Send() // "+p+"\n")
+			}
+			g.Commit("init")
+			for _, p := range names[:5] { // f.go is read from the work tree
+				g.Write(p, "changed in the work tree\n")
+			}
+			for _, p := range []string{"b.go", "d.go"} {
+				id := g.Git("rev-parse", "HEAD:"+p)
+				if err := os.Remove(filepath.Join(g.Dir, ".git", "objects", id[:2], id[2:])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := OpenWith(g.Dir, OpenOptions{Backend: backendName})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			tree, _ := headTreeOf(t, r)
+			for range 5 {
+				_, err := tree.grepFiles(context.Background(), []string{"Send"}, pack.GrepOptions{Exts: []string{".go"}})
+				if err == nil || !strings.Contains(err.Error(), "b.go") || strings.Contains(err.Error(), "d.go") {
+					t.Fatalf("error %v, want b.go's", err)
 				}
 			}
 		})

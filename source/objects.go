@@ -135,11 +135,20 @@ type backend interface {
 }
 
 // blobBatcher is a backend that reads many blobs in one exchange (the git
-// CLI's cat-file): blobs calls each with ids[i]'s bytes, or the error blob
-// would give for it, in order; an error of each ends it and is returned.
-// each runs while the exchange holds the process: it must not read objects.
+// CLI's cat-file): blobs reads the blobs asked for on asks, as they come,
+// until asks is closed, and calls each, in the order asked, with an ask's
+// key and its blob's bytes, or the error blob would give for it; an error
+// of each ends the exchange and is returned (the asks still sent are
+// taken and left unread). each runs while the exchange holds the process:
+// it must not read objects, nor wait for what is sent on asks.
 type blobBatcher interface {
-	blobs(ctx context.Context, ids []ObjectID, each func(i int, data []byte, err error) error) error
+	blobs(ctx context.Context, asks <-chan blobAsk, each func(key int, data []byte, err error) error) error
+}
+
+// blobAsk asks a blobBatcher for blob id, under a key of the caller's.
+type blobAsk struct {
+	key int
+	id  ObjectID
 }
 
 var (

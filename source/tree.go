@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path"
 	"runtime"
@@ -396,9 +397,11 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 	found := make([][]int, len(todo)) // per file, the indexes of the words it holds
 	// The work tree's files are searched on every core; the others (the
 	// work tree holds another version) are read from the object store
-	// after, all in one exchange where the backend has one (blobBatcher).
-	var stored []int
-	var mu sync.Mutex
+	// (searchStore).
+	ask, searched := t.searchStore(ctx, todo, func(i int, data []byte) {
+		found[i] = matchWords(data, keys, opts)
+		t.keepFound(todo[i].id, data, found[i])
+	})
 	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(todo)) {
@@ -415,9 +418,7 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 				f := todo[i]
 				data, ok := t.r.worktreeBlobBuf(gctx, f.path, f.id, buf)
 				if !ok {
-					mu.Lock()
-					stored = append(stored, i)
-					mu.Unlock()
+					ask(i)
 					continue
 				}
 				buf = data
@@ -426,14 +427,11 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 			}
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	err = g.Wait()
+	if serr := searched(); err == nil {
+		err = serr
 	}
-	slices.Sort(stored)
-	if err := t.searchStored(ctx, todo, stored, func(i int, data []byte) {
-		found[i] = matchWords(data, keys, opts)
-		t.keepFound(todo[i].id, data, found[i])
-	}); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
@@ -462,33 +460,74 @@ func (t *headTree) keepFound(id ObjectID, data []byte, found []int) {
 	}
 }
 
-// searchStored reads the files todo[i], i in stored, from the object store
-// and hands each to search; a blob a partial clone has not fetched is
-// left out.
-func (t *headTree) searchStored(ctx context.Context, todo []listedFile, stored []int, search func(i int, data []byte)) error {
-	read := func(k int, data []byte, err error) error {
-		f := todo[stored[k]]
-		if err != nil {
-			var nf *NotFetchedError
-			if errors.As(err, &nf) {
-				return nil
-			}
-			return t.r.blobError(f.path, t.commit.ID, f.id, err)
+// searchStore reads files of todo from the object store and hands each to
+// search: ask(i) asks for todo[i], searched returns once every file asked
+// for is searched, with the error of the first (in todo's order) that
+// could not be read; a blob a partial clone has not fetched is left out.
+// Where the backend reads many blobs in one exchange (blobBatcher), the
+// exchange runs beside the caller's work, each file read as soon as it is
+// asked for: hugo's 64 files of 907 the work tree holds another version
+// of were read after the work tree's were searched, ~6 ms of a ~60 ms
+// range. Else they are read when all are asked for, on every core.
+func (t *headTree) searchStore(ctx context.Context, todo []listedFile, search func(i int, data []byte)) (ask func(i int), searched func() error) {
+	var mu sync.Mutex
+	failed := map[int]error{}
+	read := func(i int, data []byte, err error) {
+		if err == nil {
+			search(i, data)
+			return
 		}
-		search(stored[k], data)
-		return nil
+		var nf *NotFetchedError
+		if !errors.As(err, &nf) {
+			f := todo[i]
+			mu.Lock()
+			failed[i] = t.r.blobError(f.path, t.commit.ID, f.id, err)
+			mu.Unlock()
+		}
+	}
+	first := func() error {
+		if len(failed) == 0 {
+			return nil
+		}
+		return failed[slices.Min(slices.Collect(maps.Keys(failed)))]
 	}
 	if bb, ok := t.r.b.(blobBatcher); ok {
-		ids := make([]ObjectID, len(stored))
-		for k, i := range stored {
-			ids[k] = todo[i].id
+		asks := make(chan blobAsk, 64)
+		done := make(chan error, 1)
+		go func() {
+			done <- bb.blobs(ctx, asks, func(i int, data []byte, err error) error {
+				read(i, data, err)
+				return nil
+			})
+		}()
+		ask = func(i int) { asks <- blobAsk{key: i, id: todo[i].id} }
+		searched = func() error {
+			close(asks)
+			if err := <-done; err != nil {
+				return err
+			}
+			return first()
 		}
-		return bb.blobs(ctx, ids, read)
+		return ask, searched
 	}
-	return workers.Each(ctx, len(stored), runtime.GOMAXPROCS(0), func(ctx context.Context, k int) error {
-		data, err := t.r.b.blob(ctx, todo[stored[k]].id)
-		return read(k, data, err)
-	})
+	var stored []int
+	ask = func(i int) {
+		mu.Lock()
+		stored = append(stored, i)
+		mu.Unlock()
+	}
+	searched = func() error {
+		err := workers.Each(ctx, len(stored), runtime.GOMAXPROCS(0), func(ctx context.Context, k int) error {
+			data, err := t.r.b.blob(ctx, todo[stored[k]].id)
+			read(stored[k], data, err)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return first()
+	}
+	return ask, searched
 }
 
 // matchWords returns the indexes of the keys data holds, as git grep -I
