@@ -819,43 +819,31 @@ func (c *catFile) answer(name string, contents bool) (ObjectID, string, []byte, 
 func (c *catFile) readStream(ctx context.Context, asks <-chan blobAsk, each func(a blobAsk, typ string, data []byte, err error) error) ([]blobAsk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var startErr error
+	var err error
 	if c.cmd == nil {
-		startErr = c.start()
+		err = c.start()
 	}
+	// died: the process is gone, and the asks it did not answer may be
+	// read otherwise (rest).
+	died := err != nil
 	// sent holds the asks written (or, once writing failed, taken), in order.
 	sent := make(chan blobAsk, 256)
-	died := startErr != nil // the asks not answered may be read otherwise
-	if startErr != nil {
-		go func() {
-			for a := range asks {
-				sent <- a
-			}
-			close(sent)
-		}()
-	} else {
-		go func(w io.Writer) {
-			bw := bufio.NewWriter(w)
-			var werr error
-			for a := range asks {
-				if werr == nil && !askable(string(a.id)) {
-					werr = fmt.Errorf("bad object id %q", a.id)
-				}
-				if werr == nil {
-					_, werr = bw.WriteString(string(a.id) + "\n")
-				}
-				// Flushed when no other ask is waiting (git answers what it
-				// has while the caller looks for more) and before waiting
-				// for the reader (which may wait for this answer).
+	go func(w io.Writer, werr error) {
+		defer close(sent)
+		bw := bufio.NewWriter(w)
+		for a := range asks {
+			if werr == nil && askable(string(a.id)) {
+				_, werr = bw.WriteString(string(a.id) + "\n")
+				// Flushed when no other ask is waiting (git answers what
+				// it has while the caller looks for more), and before
+				// waiting for the reader (which may wait for this answer).
 				if werr == nil && (len(asks) == 0 || len(sent) == cap(sent)) {
 					werr = bw.Flush()
 				}
-				sent <- a
 			}
-			close(sent)
-		}(c.stdin)
-	}
-	var err error
+			sent <- a
+		}
+	}(c.stdin, err)
 	var rest []blobAsk
 	// fail ends the exchange at once: the process is killed, not asked to
 	// end (its answers are out of step with the names asked, and it may be
@@ -870,8 +858,6 @@ func (c *catFile) readStream(ctx context.Context, asks <-chan blobAsk, each func
 	for a := range sent {
 		switch {
 		case err != nil:
-		case startErr != nil:
-			err = startErr
 		case ctx.Err() != nil:
 			fail(ctx.Err())
 		case !askable(string(a.id)):
