@@ -37,7 +37,7 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 	}
 	snap := &pack.Snapshot{Source: pack.Source{Repository: r.Name, Kind: "git", Trigger: "worktree", Scope: policy.ScopeTree}}
 	var listing *headTree // the head tree, listed by git
-	var headTree ObjectID
+	var headTreeID ObjectID
 	headTime := time.Unix(0, 0)
 	branch, headID, err := r.b.head(ctx)
 	if err != nil {
@@ -48,7 +48,7 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		headTree, headTime = c.Tree, c.Committer
+		headTreeID, headTime = c.Tree, c.Committer
 		if r.gitListsWorktree() {
 			// The head tree, which the changes are found against, is
 			// listed by git ls-tree beside the index's listing: a walk
@@ -116,15 +116,15 @@ func (r *Repo) Worktree(ctx context.Context) (*pack.Snapshot, error) {
 	}
 	sortFiles(snap.Files)
 
-	changes, err := r.worktreeChanges(ctx, headID, headTree, listing, current)
+	changes, err := r.worktreeChanges(ctx, headID, headTreeID, listing, current)
 	if err != nil {
 		return nil, err
 	}
 	snap.Changes = changes
 	if len(changes) > 0 {
 		snap.Source.Dirty = true
-	} else if headTree != "" {
-		snap.Source.Tree = headTree.String()
+	} else if headTreeID != "" {
+		snap.Source.Tree = headTreeID.String()
 	}
 	return snap, nil
 }
@@ -237,8 +237,8 @@ func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
 func (r *Repo) gitListsWorktree() bool { return r.worktreeBackend().name() == BackendCLI }
 
 // worktreeChanges compares the current files with HEAD's tree: its
-// listing when there is one, else a walk of headTree.
-func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, listing *headTree, current map[string]*side) ([]pack.Change, error) {
+// listing when there is one, else a walk of the tree headTreeID.
+func (r *Repo) worktreeChanges(ctx context.Context, headID, headTreeID ObjectID, listing *headTree, current map[string]*side) ([]pack.Change, error) {
 	head := map[string]*side{}
 	switch {
 	case listing != nil:
@@ -249,8 +249,8 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTree ObjectID, l
 		for _, f := range files {
 			head[safePath(f.path)] = &side{path: safePath(f.path), disk: f.path, mode: f.mode, id: f.id}
 		}
-	case headTree != "":
-		err := r.walkTree(ctx, headTree, "HEAD", func(p string, e treeEntry) error {
+	case headTreeID != "":
+		err := r.walkTree(ctx, headTreeID, "HEAD", func(p string, e treeEntry) error {
 			head[safePath(p)] = &side{path: safePath(p), disk: p, mode: e.Mode, id: e.ID}
 			return nil
 		})
