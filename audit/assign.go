@@ -275,7 +275,7 @@ func splitKey(key string) []string {
 	return words
 }
 
-// nonASCIICredWords are the credential words lineMayHaveCredential looks
+// nonASCIICredWords are the credential words the line prefilter looks
 // for in a line with non-ASCII bytes (lowercased).
 var nonASCIICredWords = []string{"contraseña", "пароль", "лозинка", "гасло", "κωδικός", "סיסמה", "كلمة", "رمز", "पासवर्ड",
 	"密码", "密碼", "口令", "パスワード", "비밀번호", "รหัสผ่าน", "mật", "şifre", "hasło", "jelszó", "lösenord", "salasõna", "slaptažodis"}
@@ -285,11 +285,13 @@ var credentialWords = []string{"kennwort", "wachtwoord", "losenord", "salasana",
 	"credential", "sign_in", "signin", "_auth"}
 
 // credentialNeedles finds, in one pass over a whole ASCII-lowercased
-// text, every string lineMayHaveCredential looks for on an ASCII line
-// (none holds '\n'): a line without one, and without a non-ASCII byte,
-// cannot pass it. Forty substring searches per line were a sixth of a
-// large tree's scan. All of them but "@" and "key" make
-// lineMayHaveCredential accept a line outright (sureNeedle).
+// text, every string the line prefilter looks for on an ASCII line (none
+// holds '\n'): a line without one, and without a non-ASCII byte, cannot
+// pass it. Forty substring searches per line were a sixth of a large
+// tree's scan. The prefilter accepts a line that holds any of them but
+// "@" and "key" outright (sureNeedle); the others it leaves to
+// mayHaveCredentialBesideWords. (The prefilter as one predicate,
+// lineMayHaveCredential, is the tests' reference.)
 var credentialNeedles = sync.OnceValue(func() *literals {
 	needles := []string{"pass", "pwd", "secret", "token", "auth", "@", "key"}
 	needles = append(needles, credentialWords...)
@@ -299,7 +301,7 @@ var credentialNeedles = sync.OnceValue(func() *literals {
 
 // What credentialLines marks of a line.
 const (
-	// lineCandidate: lineMayHaveCredential could accept the line.
+	// lineCandidate: the prefilter could accept the line.
 	lineCandidate uint8 = 1 << iota
 	// lineSure: it does (the line holds a word it accepts a line for
 	// outright); a candidate line without it holds none of those words.
@@ -307,12 +309,12 @@ const (
 )
 
 // sureNeedle reports whether a line that holds needle, one of
-// credentialNeedles', passes lineMayHaveCredential.
+// credentialNeedles', passes the prefilter.
 func sureNeedle(needle string) bool { return needle != "@" && needle != "key" }
 
-// credentialLines marks (1-based, by li) the lines of text that
-// lineMayHaveCredential could accept, and those it does accept for a
-// word alone, and returns the ASCII-lowercased text it searched.
+// credentialLines marks (1-based, by li) the lines of text that the line
+// prefilter could accept, and those it does accept for a word alone, and
+// returns the ASCII-lowercased text it searched.
 func credentialLines(text string, li *lineIndex) (marks []uint8, lower string) {
 	marks = make([]uint8, li.lines()+2)
 	lower = li.lower()
@@ -340,31 +342,10 @@ func credentialLines(text string, li *lineIndex) (marks []uint8, lower string) {
 	return marks, lower
 }
 
-// lineMayHaveCredential is a cheap prefilter: a credential word, a URL
-// with userinfo, a connection form or a command that takes a password.
-func lineMayHaveCredential(lower, line string) bool {
-	if strings.Contains(lower, "pass") || strings.Contains(lower, "pwd") ||
-		strings.Contains(lower, "secret") || strings.Contains(lower, "token") ||
-		strings.Contains(lower, "auth") {
-		return true
-	}
-	for _, w := range credentialWords {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	for _, w := range cmdTriggers {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	return mayHaveCredentialBesideWords(lower, line)
-}
-
-// mayHaveCredentialBesideWords is lineMayHaveCredential of a line that
-// holds none of the words it accepts a line for outright (credentialLines
-// says which lines do): a URL with userinfo or a connection form, a
-// credential word not in ASCII, an API, access or private key.
+// mayHaveCredentialBesideWords is the line prefilter of a line that holds
+// none of the words it accepts a line for outright (credentialLines says
+// which lines do): a URL with userinfo or a connection form, a credential
+// word not in ASCII, an API, access or private key.
 func mayHaveCredentialBesideWords(lower, line string) bool {
 	if strings.Contains(lower, "@") && (strings.Contains(lower, "://") ||
 		strings.Contains(lower, "@tcp") || strings.Contains(lower, "@unix") || strings.Contains(lower, "@udp") ||
@@ -620,7 +601,7 @@ func appendLowerASCII(dst []byte, s string) []byte {
 // keyStart, valueStart, valueEnd) with offsets into line.
 func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart, vs, ve int)) {
 	// Each pattern runs only on lines holding the literals it needs (most
-	// lines that pass lineMayHaveCredential hold few of them).
+	// lines that pass the prefilter hold few of them).
 	hasEq := strings.IndexByte(line, '=') >= 0
 	// A case-insensitive pattern matches ſ for s and the Kelvin sign for k
 	// (no other non-ASCII rune folds to an ASCII letter): on a line holding

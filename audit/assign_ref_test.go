@@ -10,6 +10,30 @@ import (
 // tests compare the current one with: same findings, same order, same
 // positions.
 
+// lineMayHaveCredential is the line prefilter as one predicate: a
+// credential word, a URL with userinfo, a connection form or a command
+// that takes a password. findAssignments gets its answer from
+// credentialLines' marks and mayHaveCredentialBesideWords
+// (TestCredentialLinesCoverPrefilter holds the two to it).
+func lineMayHaveCredential(lower, line string) bool {
+	if strings.Contains(lower, "pass") || strings.Contains(lower, "pwd") ||
+		strings.Contains(lower, "secret") || strings.Contains(lower, "token") ||
+		strings.Contains(lower, "auth") {
+		return true
+	}
+	for _, w := range credentialWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	for _, w := range cmdTriggers {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return mayHaveCredentialBesideWords(lower, line)
+}
+
 func findAssignmentsRef(filePath, text string, li *lineIndex) []assignment {
 	syn := syntaxOf(filePath)
 	var out []assignment
