@@ -97,14 +97,13 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 					AdditionalProperties: &jsonschema.Schema{
 						Not: &jsonschema.Schema{},
 					},
-					If: &jsonschema.Schema{
-						Required: []string{"original_withheld"},
-					},
-					Then: &jsonschema.Schema{
-						Properties: map[string]*jsonschema.Schema{
-							"diff": &jsonschema.Schema{
-								Not: &jsonschema.Schema{
-									Pattern: "(^|\\n)index ",
+					DependentSchemas: map[string]*jsonschema.Schema{
+						"original_withheld": &jsonschema.Schema{
+							Properties: map[string]*jsonschema.Schema{
+								"diff": &jsonschema.Schema{
+									Not: &jsonschema.Schema{
+										Pattern: "(^|\\n)index ",
+									},
 								},
 							},
 						},
@@ -190,29 +189,33 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 						If: &jsonschema.Schema{
 							Properties: map[string]*jsonschema.Schema{
 								"included": &jsonschema.Schema{
-									Const: ptr[any](false),
+									Const: ptr[any](true),
 								},
 							},
 						},
 						Then: &jsonschema.Schema{
-							Required: []string{"exclusion_reason"},
+							Properties: map[string]*jsonschema.Schema{
+								"exclusion_reason": &jsonschema.Schema{
+									Not: &jsonschema.Schema{},
+								},
+							},
 						},
 						Else: &jsonschema.Schema{
-							Not: &jsonschema.Schema{
-								Required: []string{"exclusion_reason"},
-							},
+							Required: []string{"exclusion_reason"},
 						},
 					}, &jsonschema.Schema{
 						If: &jsonschema.Schema{
-							Required: []string{"original_withheld"},
+							Required: []string{"size_bytes"},
 						},
 						Then: &jsonschema.Schema{
-							Not: &jsonschema.Schema{
-								Required: []string{"size_bytes"},
+							Properties: map[string]*jsonschema.Schema{
+								"original_withheld": &jsonschema.Schema{
+									Not: &jsonschema.Schema{},
+								},
 							},
 						},
 						Else: &jsonschema.Schema{
-							Required: []string{"size_bytes"},
+							Required: []string{"original_withheld"},
 						},
 					}},
 				},
@@ -306,19 +309,24 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 						Not: &jsonschema.Schema{},
 					},
 					If: &jsonschema.Schema{
-						Required: []string{"original_withheld"},
-					},
-					Then: &jsonschema.Schema{
-						Not: &jsonschema.Schema{
-							AnyOf: []*jsonschema.Schema{&jsonschema.Schema{
-								Required: []string{"blob"},
-							}, &jsonschema.Schema{
-								Required: []string{"original_size_bytes"},
-							}},
+						Properties: map[string]*jsonschema.Schema{
+							"original_withheld": &jsonschema.Schema{
+								Not: &jsonschema.Schema{},
+							},
 						},
 					},
-					Else: &jsonschema.Schema{
+					Then: &jsonschema.Schema{
 						Required: []string{"blob", "original_size_bytes"},
+					},
+					Else: &jsonschema.Schema{
+						Properties: map[string]*jsonschema.Schema{
+							"blob": &jsonschema.Schema{
+								Not: &jsonschema.Schema{},
+							},
+							"original_size_bytes": &jsonschema.Schema{
+								Not: &jsonschema.Schema{},
+							},
+						},
 					},
 				},
 				"reason": &jsonschema.Schema{

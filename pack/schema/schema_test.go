@@ -138,3 +138,71 @@ func changePackDocument(t *testing.T) map[string]any {
 	}
 	return doc
 }
+
+// TestPackSchemaTiesFields: the fields the pack schema makes depend on
+// one another (an index entry's exclusion reason on its inclusion, its
+// size on the withheld original; an item's blob and size on it; a withheld
+// change's diff), checked both ways on each of the valid pack's elements,
+// by this validator, in parts, and by the reference.
+func TestPackSchemaTiesFields(t *testing.T) {
+	valid, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		edit  func(doc map[string]any)
+		valid bool
+	}{
+		{"unchanged", func(map[string]any) {}, true},
+		{"an excluded entry with its reason", func(d map[string]any) {
+			e := entry(d, "file_index", 0)
+			e["included"], e["exclusion_reason"] = false, "policy"
+		}, true},
+		{"an excluded entry without a reason", func(d map[string]any) { entry(d, "file_index", 0)["included"] = false }, false},
+		{"an included entry with a reason", func(d map[string]any) { entry(d, "file_index", 0)["exclusion_reason"] = "policy" }, false},
+		{"an entry without its size", func(d map[string]any) { delete(entry(d, "file_index", 0), "size_bytes") }, false},
+		{"an entry with its size and a withheld original", func(d map[string]any) { entry(d, "file_index", 0)["original_withheld"] = "secret" }, false},
+		{"a withheld entry with its size", func(d map[string]any) { entry(d, "file_index", 2)["size_bytes"] = 3.0 }, false},
+		{"a withheld entry without it", func(d map[string]any) { delete(entry(d, "file_index", 2), "original_withheld") }, false},
+		{"a withheld item with a blob", func(d map[string]any) { entry(d, "contents", 0)["blob"] = strings.Repeat("a", 40) }, false},
+		{"a withheld item with its size", func(d map[string]any) { entry(d, "contents", 0)["original_size_bytes"] = 3.0 }, false},
+		{"an item neither withheld nor with blob and size", func(d map[string]any) { delete(entry(d, "contents", 0), "original_withheld") }, false},
+		{"an item with blob and size", func(d map[string]any) {
+			e := entry(d, "contents", 0)
+			delete(e, "original_withheld")
+			e["blob"], e["original_size_bytes"] = strings.Repeat("a", 40), 3.0
+		}, true},
+		{"an item with its blob only", func(d map[string]any) {
+			e := entry(d, "contents", 0)
+			delete(e, "original_withheld")
+			e["blob"] = strings.Repeat("a", 40)
+		}, false},
+		{"a withheld change's diff naming its blobs", func(d map[string]any) { entry(d, "changes", 0)["diff"] = "@@ -0,0 +1 @@\nindex 1..2\n" }, false},
+		{"a withheld change's diff without them", func(d map[string]any) { entry(d, "changes", 0)["diff"] = "@@ -0,0 +1 @@\n+x\n" }, true},
+		{"a change's diff naming its blobs", func(d map[string]any) {
+			e := entry(d, "changes", 0)
+			delete(e, "original_withheld")
+			e["diff"] = "index 1..2\n"
+		}, true},
+	}
+	ref := referenceValidator(t, "pack.schema.json", packSchema)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc map[string]any
+			if err := json.Unmarshal(valid, &doc); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(doc)
+			whole, parts, want := ValidatePackDocument(doc), validateInParts(doc), ref.Validate(doc)
+			if (whole == nil) != tt.valid || (parts == nil) != tt.valid || (want == nil) != tt.valid {
+				t.Fatalf("valid = %v; whole: %v; in parts: %v; the reference: %v", tt.valid, whole, parts, want)
+			}
+		})
+	}
+}
+
+// entry is the i-th element of the array doc[name].
+func entry(doc map[string]any, name string, i int) map[string]any {
+	return doc[name].([]any)[i].(map[string]any)
+}
