@@ -126,7 +126,7 @@ func TestValidatePackPartsWholeArray(t *testing.T) {
 }
 
 // changePackDocument is testdata/change_pack.json decoded.
-func changePackDocument(t *testing.T) map[string]any {
+func changePackDocument(t testing.TB) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "change_pack.json"))
 	if err != nil {
