@@ -319,13 +319,12 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 						Required: []string{"blob", "original_size_bytes"},
 					},
 					Else: &jsonschema.Schema{
-						Properties: map[string]*jsonschema.Schema{
-							"blob": &jsonschema.Schema{
-								Not: &jsonschema.Schema{},
-							},
-							"original_size_bytes": &jsonschema.Schema{
-								Not: &jsonschema.Schema{},
-							},
+						Not: &jsonschema.Schema{
+							AnyOf: []*jsonschema.Schema{&jsonschema.Schema{
+								Required: []string{"blob"},
+							}, &jsonschema.Schema{
+								Required: []string{"original_size_bytes"},
+							}},
 						},
 					},
 				},
