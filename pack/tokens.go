@@ -560,6 +560,21 @@ func splitO200k(s string, yield func(string) bool) {
 			i = end
 			continue
 		}
+		if end := asciiUpperWord(s, i); end >= 0 {
+			end = contraction(end)
+			if !yield(s[i:end]) {
+				return
+			}
+			i = end
+			continue
+		}
+		if end := asciiSpaced(s, i); end >= 0 {
+			if !yield(s[i:end]) {
+				return
+			}
+			i = end
+			continue
+		}
 		c, n := cls(i)
 		end := -1
 		if e := withPrefix(i, lettersLowerLast); e >= 0 {
@@ -649,6 +664,76 @@ func asciiWord(s string, i int) int {
 		return -1
 	}
 	return j
+}
+
+// asciiUpperWord is the second alternative of the pattern at i, short of
+// its contraction, where the first does not match and it matches ASCII
+// alone: an optional ASCII prefix character, [A-Z]+, then an ASCII
+// character that is not a lower-case letter, or the end of the text (a
+// pack's HTTP, URL, README). -1 otherwise. Without a lower-case letter
+// after it, no part of the upper run is followed by one, so the first
+// alternative does not match; with one, it does (or asciiWord found a
+// non-ASCII character after it): -1.
+func asciiUpperWord(s string, i int) int {
+	c := s[i]
+	if c >= utf8.RuneSelf {
+		return -1
+	}
+	j := i
+	if asciiClass[c]&(clsNewline|clsLetter|clsNumber|clsNone) == 0 {
+		j++ // [^\r\n\p{L}\p{N}]?, taken first as the greedy ? does
+	}
+	k := j
+	for k < len(s) && 'A' <= s[k] && s[k] <= 'Z' {
+		k++
+	}
+	if k == j || k < len(s) && (s[k] >= utf8.RuneSelf || 'a' <= s[k] && s[k] <= 'z') {
+		return -1
+	}
+	return k
+}
+
+// asciiSpaced is the pattern's match at i where i holds an ASCII space
+// and what decides the match is ASCII: a space and a run of ASCII symbols
+// ( ?[^\s\p{L}\p{N}]+[\r\n/]*: the letters' alternatives need a letter
+// after the space), or a run of spaces followed by an ASCII character
+// that is not white space, or by the end of the text (\s+(?!\S): the run
+// but its last space, which goes with what follows; a single space before
+// a digit is \s+ alone). -1 otherwise (a space before a letter, other
+// white space, a non-ASCII character after the run).
+func asciiSpaced(s string, i int) int {
+	if s[i] != ' ' {
+		return -1
+	}
+	const notSymbol = clsLetter | clsNumber | clsSpace | clsNone
+	if i+1 < len(s) && s[i+1] < utf8.RuneSelf && asciiClass[s[i+1]]&notSymbol == 0 {
+		j := i + 2
+		for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]]&notSymbol == 0 {
+			j++
+		}
+		if j < len(s) && s[j] >= utf8.RuneSelf {
+			return -1
+		}
+		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
+			j++
+		}
+		return j
+	}
+	ws := i + 1
+	for ws < len(s) && s[ws] == ' ' {
+		ws++
+	}
+	switch {
+	case ws == len(s):
+		return ws
+	case s[ws] >= utf8.RuneSelf || asciiClass[s[ws]]&clsSpace != 0:
+		return -1
+	case ws-1 > i:
+		return ws - 1
+	case asciiClass[s[ws]]&clsNumber != 0:
+		return ws
+	}
+	return -1
 }
 
 // asciiOther is the pattern's match at i where its first two alternatives

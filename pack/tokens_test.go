@@ -80,6 +80,28 @@ func TestSplitO200kMatchesThePattern(t *testing.T) {
 	}
 }
 
+// TestSplitO200kASCIIPaths: the byte loops' pieces (asciiWord,
+// asciiOther, asciiUpperWord, asciiSpaced) at each of their edges: the end
+// of the text, a non-ASCII character next (a letter, a mark, a space, a
+// symbol), other white space next, a contraction next.
+func TestSplitO200kASCIIPaths(t *testing.T) {
+	var cases []string
+	for _, piece := range []string{
+		"HTTP", " URL", "(KEY", ".GOOS", "_SASS", "A", "'S", "HTML's", "DON'T", "ABCé", "ABC\u0301", "AB1", "AB_",
+		" (", " **/*.", " :=", " \"", " -\n", " /", " (é", " (\u00a0", " ()\r\n/", " \x7f",
+		" ", "  ", "      ", " 1", " 12345", "   x", "  X", "  (", "  \t", "  \n", "  \u00a0", "  é", " é", " \u3000",
+	} {
+		for _, next := range []string{"", "a", "Z", "1", " ", "\t", "\n", "(", "é", "\u0301", "\u00a0", "'s", "'S", "\x7f"} {
+			cases = append(cases, piece+next, "x"+piece+next, "1"+piece+next)
+		}
+	}
+	for _, s := range cases {
+		if !checkSplit(t, s) {
+			return
+		}
+	}
+}
+
 // TestSplitO200kEveryRune puts every 3rd code point of the first three planes
 // in the contexts that decide its class: before and after letters, spaces,
 // numbers and an apostrophe.
