@@ -638,7 +638,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// key="Password" value="…"
-	for _, m := range findAllIf(hasEq && strings.Contains(line, "value"), reXMLKeyValue(), line) {
+	for _, m := range findAllIf(hasEq && valueAssigned(line), reXMLKeyValue(), line) {
 		ks, ke := m[2], m[3]
 		if ks < 0 {
 			ks, ke = m[4], m[5]
@@ -674,7 +674,7 @@ func scanLine(line, lower string, syn fileSyntax, add func(rule string, keyStart
 		}
 	}
 	// scheme://user:password@host
-	for _, m := range findAllIf(strings.Contains(line, "://") && strings.IndexByte(line, '@') >= 0, reURLUserinfo(), line) {
+	for _, m := range findAllIf(urlHasUserinfo(line), reURLUserinfo(), line) {
 		if slash := strings.IndexAny(line[m[4]:m[5]], "/?#"); slash >= 0 && isDigits(line[m[4]:m[4]+slash]) {
 			continue // host:port/path@…
 		}
@@ -825,6 +825,58 @@ func containsAny(s string, subs []string) bool {
 
 // findAllIf is re's submatch indexes in line, none when the literals re
 // needs are missing (ok false).
+// valueAssigned reports whether line holds what reXMLKeyValue's match
+// must: "value", white space, '=', white space and a quote. Go code's
+// lines with "value" and '=' (value == x, value := f()) mostly do not.
+func valueAssigned(line string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], "value")
+		if j < 0 {
+			return false
+		}
+		k := skipRegexpSpace(line, i+j+len("value"))
+		if k < len(line) && line[k] == '=' {
+			if k = skipRegexpSpace(line, k+1); k < len(line) && (line[k] == '"' || line[k] == '\'') {
+				return true
+			}
+		}
+		i += j + 1
+	}
+}
+
+// skipRegexpSpace is the end of the run of \s (Go's: [\t\n\f\r ]) at i.
+func skipRegexpSpace(line string, i int) int {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\f' || line[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// urlHasUserinfo reports whether line holds what reURLUserinfo's match
+// must: "://", then up to a ':' none of \s:@/?#'"<>`, then up to an '@'
+// none of \s'"<>@`. A line with a URL and an '@' elsewhere (a doc
+// comment's link and an e-mail address, a decorator) does not.
+func urlHasUserinfo(line string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], "://")
+		if j < 0 {
+			return false
+		}
+		k := i + j + len("://")
+		for k < len(line) && !strings.ContainsRune(" \t\n\f\r:@/?#'\"<>`", rune(line[k])) {
+			k++
+		}
+		if k < len(line) && line[k] == ':' {
+			for k++; k < len(line) && !strings.ContainsRune(" \t\n\f\r'\"<>@`", rune(line[k])); k++ {
+			}
+			if k < len(line) && line[k] == '@' {
+				return true
+			}
+		}
+		i += j + 1
+	}
+}
+
 func findAllIf(ok bool, re *regexp.Regexp, line string) [][]int {
 	if !ok {
 		return nil

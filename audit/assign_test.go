@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -255,5 +256,76 @@ func FuzzCredentialLines(f *testing.F) {
 			return
 		}
 		checkCredentialLines(t, text)
+	})
+}
+
+// gatePieces make lines around the two gates' literals: the patterns' parts
+// and what breaks them, white space of every kind Go's \s takes and some
+// it does not.
+var gatePieces = []string{
+	"value", "Value", "key", "name", "=", "==", ":=", " ", "\t", "\f", "\r", "\v", "\u00a0", "\"", "'", "x\"", "\"y\"", "'z'",
+	"://", "http", "s", ":", "@", "/", "?", "#", "<", ">", "`", "u", "p4ss", "é", "[", "-", "_", "host", "\\",
+}
+
+// checkGates fails when a pattern matches line but its gate says it
+// cannot; it reports which patterns matched.
+func checkGates(t *testing.T, line string) (xml, url bool) {
+	t.Helper()
+	xml, url = reXMLKeyValue().MatchString(line), reURLUserinfo().MatchString(line)
+	if xml && !valueAssigned(line) {
+		t.Fatalf("%q: reXMLKeyValue matches, valueAssigned says it cannot", line)
+	}
+	if url && !urlHasUserinfo(line) {
+		t.Fatalf("%q: reURLUserinfo matches, urlHasUserinfo says it cannot", line)
+	}
+	return xml, url
+}
+
+// TestAssignmentGatesAreNecessary: the gates in front of reXMLKeyValue and
+// reURLUserinfo let through every line either matches, on generated lines
+// and on the lines of real and leak-corpus texts.
+func TestAssignmentGatesAreNecessary(t *testing.T) {
+	lines := []string{`<add key="Password" value="hunter2"/>`, `name = 'db'  value= "x"`, "https://user:p4ss@host/", "ftp://:x@[::1]"}
+	r := rand.New(rand.NewPCG(7, 8))
+	pick := func(from ...string) string { return from[r.IntN(len(from))] }
+	ws := func() string { return pick("", " ", "  ", "\t", "\f", "\r", " \t") }
+	for range 20000 {
+		var b strings.Builder
+		for k := r.IntN(14); k > 0; k-- {
+			b.WriteString(gatePieces[r.IntN(len(gatePieces))])
+		}
+		lines = append(lines, b.String())
+		// Each pattern's shape, its parts drawn from what passes and what
+		// breaks it.
+		lines = append(lines, pick("", "<add ", "x ")+pick("key", "name", "Name")+ws()+pick("=", ":")+ws()+pick(`"k"`, `'k'`, "k")+
+			pick(" ", "\t", "\f", "")+pick("value", "Value", "values")+ws()+pick("=", "==", ":")+ws()+pick(`"v"`, `'v'`, "v", `"v`)+pick("", "/>", " x"))
+		lines = append(lines, pick("", "see ", "x=")+pick("https", "s3", "x", "")+pick("://", ":/", "//")+pick("", "u", "u s", "u/", "u?", "u#", "é", "u@")+
+			pick(":", "", "::")+pick("", "p", "p s", "p'", "p<", "p/", "p:")+pick("@", "", "@@")+pick("h", "-", "[", "", " ", "é"))
+	}
+	for i, f := range scanTexts(t) {
+		if i%sample(4) == 0 {
+			lines = append(lines, strings.Split(f.text, "\n")...)
+		}
+	}
+	xmls, urls := 0, 0
+	for _, line := range lines {
+		xml, url := checkGates(t, line)
+		if xml {
+			xmls++
+		}
+		if url {
+			urls++
+		}
+	}
+	if xmls < 20 || urls < 20 {
+		t.Fatalf("only %d lines match reXMLKeyValue and %d reURLUserinfo: the cases do not reach the gates", xmls, urls)
+	}
+}
+
+func FuzzAssignmentGates(f *testing.F) {
+	f.Add(`<add key="Password" value="hunter2"/>`)
+	f.Add("https://user:p4ss@host/ value\t=\f'x'")
+	f.Fuzz(func(t *testing.T, line string) {
+		checkGates(t, line)
 	})
 }
