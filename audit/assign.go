@@ -823,8 +823,6 @@ func containsAny(s string, subs []string) bool {
 	return false
 }
 
-// findAllIf is re's submatch indexes in line, none when the literals re
-// needs are missing (ok false).
 // valueAssigned reports whether line holds what reXMLKeyValue's match
 // must: "value", white space, '=', white space and a quote. Go code's
 // lines with "value" and '=' (value == x, value := f()) mostly do not.
@@ -877,6 +875,8 @@ func urlHasUserinfo(line string) bool {
 	}
 }
 
+// findAllIf is re's submatch indexes in line, none when the literals re
+// needs are missing (ok false).
 func findAllIf(ok bool, re *regexp.Regexp, line string) [][]int {
 	if !ok {
 		return nil
