@@ -827,16 +827,25 @@ func containsAny(s string, subs []string) bool {
 // must: "value", white space, '=', white space and a quote. Go code's
 // lines with "value" and '=' (value == x, value := f()) mostly do not.
 func valueAssigned(line string) bool {
+	return anyAfter(line, "value", func(k int) bool {
+		if k = skipRegexpSpace(line, k); k >= len(line) || line[k] != '=' {
+			return false
+		}
+		k = skipRegexpSpace(line, k+1)
+		return k < len(line) && (line[k] == '"' || line[k] == '\'')
+	})
+}
+
+// anyAfter reports whether ok holds of the offset after any occurrence
+// of lit in line.
+func anyAfter(line, lit string, ok func(after int) bool) bool {
 	for i := 0; ; {
-		j := strings.Index(line[i:], "value")
+		j := strings.Index(line[i:], lit)
 		if j < 0 {
 			return false
 		}
-		k := skipRegexpSpace(line, i+j+len("value"))
-		if k < len(line) && line[k] == '=' {
-			if k = skipRegexpSpace(line, k+1); k < len(line) && (line[k] == '"' || line[k] == '\'') {
-				return true
-			}
+		if ok(i + j + len(lit)) {
+			return true
 		}
 		i += j + 1
 	}
@@ -855,24 +864,17 @@ func skipRegexpSpace(line string, i int) int {
 // none of \s'"<>@`. A line with a URL and an '@' elsewhere (a doc
 // comment's link and an e-mail address, a decorator) does not.
 func urlHasUserinfo(line string) bool {
-	for i := 0; ; {
-		j := strings.Index(line[i:], "://")
-		if j < 0 {
-			return false
-		}
-		k := i + j + len("://")
+	return anyAfter(line, "://", func(k int) bool {
 		for k < len(line) && !strings.ContainsRune(" \t\n\f\r:@/?#'\"<>`", rune(line[k])) {
 			k++
 		}
-		if k < len(line) && line[k] == ':' {
-			for k++; k < len(line) && !strings.ContainsRune(" \t\n\f\r'\"<>@`", rune(line[k])); k++ {
-			}
-			if k < len(line) && line[k] == '@' {
-				return true
-			}
+		if k >= len(line) || line[k] != ':' {
+			return false
 		}
-		i += j + 1
-	}
+		for k++; k < len(line) && !strings.ContainsRune(" \t\n\f\r'\"<>@`", rune(line[k])); k++ {
+		}
+		return k < len(line) && line[k] == '@'
+	})
 }
 
 // findAllIf is re's submatch indexes in line, none when the literals re
