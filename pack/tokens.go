@@ -545,30 +545,10 @@ func splitO200k(s string, yield func(string) bool) {
 		return letters(i)
 	}
 	for i := 0; i < len(s); {
-		if end := asciiWord(s, i); end >= 0 {
-			end = contraction(end)
-			if !yield(s[i:end]) {
-				return
+		if end, letters := asciiPiece(s, i); end >= 0 {
+			if letters {
+				end = contraction(end)
 			}
-			i = end
-			continue
-		}
-		if end := asciiOther(s, i); end >= 0 {
-			if !yield(s[i:end]) {
-				return
-			}
-			i = end
-			continue
-		}
-		if end := asciiUpperWord(s, i); end >= 0 {
-			end = contraction(end)
-			if !yield(s[i:end]) {
-				return
-			}
-			i = end
-			continue
-		}
-		if end := asciiSpaced(s, i); end >= 0 {
 			if !yield(s[i:end]) {
 				return
 			}
@@ -634,47 +614,32 @@ func splitO200k(s string, yield func(string) bool) {
 	}
 }
 
-// asciiWord is the first alternative of the pattern at i, short of its
-// contraction, when it matches ASCII alone: an optional ASCII prefix
-// character, [A-Z]*[a-z]+, then an ASCII character or the end of the text
-// (most of a pack's pieces: identifiers and words). -1 when it does not
-// match so (a non-ASCII character may extend the letters, or be one).
-// For ASCII the upper run can only give back letters that are followed by
-// another upper one, so it matches exactly when a lower letter follows the
-// longest upper run.
-func asciiWord(s string, i int) int {
-	c := s[i]
-	if c >= utf8.RuneSelf {
-		return -1
+// asciiPiece is the end of the piece at i when a byte loop finds it (-1
+// when none does: the pattern's alternatives decide), and whether it ends
+// in letters, which a contraction may follow: asciiLetters, asciiOther
+// and asciiSpaced, which never match at the same i.
+func asciiPiece(s string, i int) (end int, letters bool) {
+	if end = asciiLetters(s, i); end >= 0 {
+		return end, true
 	}
-	j := i
-	if asciiClass[c]&(clsNewline|clsLetter|clsNumber|clsNone) == 0 {
-		j++ // [^\r\n\p{L}\p{N}]?, taken first as the greedy ? does
+	if end = asciiOther(s, i); end >= 0 {
+		return end, false
 	}
-	for j < len(s) && 'A' <= s[j] && s[j] <= 'Z' {
-		j++
-	}
-	if j == len(s) || s[j] < 'a' || s[j] > 'z' {
-		return -1
-	}
-	for j < len(s) && 'a' <= s[j] && s[j] <= 'z' {
-		j++
-	}
-	if j < len(s) && s[j] >= utf8.RuneSelf {
-		return -1
-	}
-	return j
+	return asciiSpaced(s, i), false
 }
 
-// asciiUpperWord is the second alternative of the pattern at i, short of
-// its contraction, where the first does not match and it matches ASCII
-// alone: an optional ASCII prefix character, [A-Z]+, then an ASCII
-// character that is not a lower-case letter, or the end of the text (a
-// pack's HTTP, URL, README). -1 otherwise. Without a lower-case letter
-// after it, no part of the upper run is followed by one, so the first
-// alternative does not match; with one, it does (or asciiWord found a
-// non-ASCII character after it): -1.
-func asciiUpperWord(s string, i int) int {
+// asciiLetters is the first or the second alternative of the pattern at
+// i, short of its contraction, when it matches ASCII alone: an optional
+// ASCII prefix character, then [A-Z]*[a-z]+ followed by an ASCII
+// character or the end of the text (most of a pack's pieces: identifiers
+// and words), or else [A-Z]+ followed by an ASCII character that is not a
+// lower-case letter, or the end (HTTP, .GOOS). -1 otherwise (a non-ASCII
+// character may extend the letters, or be one). For ASCII the upper run
+// can only give back letters that are followed by another upper one, so
+// the first alternative matches exactly when a lower letter follows the
+// longest upper run; without one, no part of the run is followed by one,
+// and the second takes the run.
+func asciiLetters(s string, i int) int {
 	c := s[i]
 	if c >= utf8.RuneSelf {
 		return -1
@@ -687,7 +652,14 @@ func asciiUpperWord(s string, i int) int {
 	for k < len(s) && 'A' <= s[k] && s[k] <= 'Z' {
 		k++
 	}
-	if k == j || k < len(s) && (s[k] >= utf8.RuneSelf || 'a' <= s[k] && s[k] <= 'z') {
+	if k < len(s) && 'a' <= s[k] && s[k] <= 'z' {
+		for k < len(s) && 'a' <= s[k] && s[k] <= 'z' {
+			k++
+		}
+	} else if k == j {
+		return -1
+	}
+	if k < len(s) && s[k] >= utf8.RuneSelf {
 		return -1
 	}
 	return k
@@ -705,19 +677,8 @@ func asciiSpaced(s string, i int) int {
 	if s[i] != ' ' {
 		return -1
 	}
-	const notSymbol = clsLetter | clsNumber | clsSpace | clsNone
 	if i+1 < len(s) && s[i+1] < utf8.RuneSelf && asciiClass[s[i+1]]&notSymbol == 0 {
-		j := i + 2
-		for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]]&notSymbol == 0 {
-			j++
-		}
-		if j < len(s) && s[j] >= utf8.RuneSelf {
-			return -1
-		}
-		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
-			j++
-		}
-		return j
+		return asciiSymbolsFrom(s, i+2)
 	}
 	ws := i + 1
 	for ws < len(s) && s[ws] == ' ' {
@@ -749,7 +710,6 @@ func asciiOther(s string, i int) int {
 	if c >= utf8.RuneSelf {
 		return -1
 	}
-	const notSymbol = clsLetter | clsNumber | clsSpace | clsNone
 	switch cl := asciiClass[c]; {
 	case cl&clsNumber != 0:
 		j := i + 1
@@ -764,24 +724,34 @@ func asciiOther(s string, i int) int {
 		if i+1 < len(s) && (s[i+1] >= utf8.RuneSelf || asciiClass[s[i+1]]&clsLetter != 0) {
 			return -1
 		}
-		j := i + 1
-		for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]]&notSymbol == 0 {
-			j++
-		}
-		if j < len(s) && s[j] >= utf8.RuneSelf {
-			return -1
-		}
-		for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
-			j++
-		}
-		return j
+		return asciiSymbolsFrom(s, i+1)
 	}
 	return -1
 }
 
+// notSymbol are the classes of the characters [^\s\p{L}\p{N}] leaves out
+// (U+007F's too: no alternative matches it).
+const notSymbol = clsLetter | clsNumber | clsSpace | clsNone
+
+// asciiSymbolsFrom is the end of a run of symbols that the characters
+// before j started: the ASCII symbols from j, then the line breaks and
+// slashes after them ([\r\n/]*). -1 when a non-ASCII character follows
+// the symbols (it may be one).
+func asciiSymbolsFrom(s string, j int) int {
+	for j < len(s) && s[j] < utf8.RuneSelf && asciiClass[s[j]]&notSymbol == 0 {
+		j++
+	}
+	if j < len(s) && s[j] >= utf8.RuneSelf {
+		return -1
+	}
+	for j < len(s) && (s[j] == '\r' || s[j] == '\n' || s[j] == '/') {
+		j++
+	}
+	return j
+}
+
 // symbolsAt is ` ?[^\s\p{L}\p{N}]+[\r\n/]*` at i, -1 when it does not match.
 func symbolsAt(s string, i int, cls func(int) (uint8, int)) int {
-	const notSymbol = clsSpace | clsLetter | clsNumber | clsNone
 	start := i
 	if i < len(s) && s[i] == ' ' {
 		if c, _ := cls(i + 1); i+1 < len(s) && c&notSymbol == 0 {

@@ -80,8 +80,8 @@ func TestSplitO200kMatchesThePattern(t *testing.T) {
 	}
 }
 
-// TestSplitO200kASCIIPaths: the byte loops' pieces (asciiWord,
-// asciiOther, asciiUpperWord, asciiSpaced) at each of their edges: the end
+// TestSplitO200kASCIIPaths: the byte loops' pieces (asciiLetters,
+// asciiOther, asciiSpaced) at each of their edges: the end
 // of the text, a non-ASCII character next (a letter, a mark, a space, a
 // symbol), other white space next, a contraction next.
 func TestSplitO200kASCIIPaths(t *testing.T) {
