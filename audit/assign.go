@@ -851,9 +851,9 @@ func anyAfter(line, lit string, ok func(after int) bool) bool {
 	}
 }
 
-// skipRegexpSpace is the end of the run of \s (Go's: [\t\n\f\r ]) at i.
+// skipRegexpSpace is the end of the run of \s (isSpace) at i.
 func skipRegexpSpace(line string, i int) int {
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\f' || line[i] == '\r') {
+	for i < len(line) && isSpace(line[i]) {
 		i++
 	}
 	return i
@@ -862,17 +862,26 @@ func skipRegexpSpace(line string, i int) int {
 // urlHasUserinfo reports whether line holds what reURLUserinfo's match
 // must: "://", then up to a ':' none of \s:@/?#'"<>`, then up to an '@'
 // none of \s'"<>@`. A line with a URL and an '@' elsewhere (a doc
-// comment's link and an e-mail address, a decorator) does not.
+// comment's link and an e-mail address, a decorator) does not. Linear in
+// the line, as the pattern is: the run after a ':' may pass over later
+// "://"s, so a run already scanned without an '@' is not scanned again
+// (a line of "://:" a thousand times is one pass, not a thousand).
 func urlHasUserinfo(line string) bool {
+	scanned := 0 // the runs after a ':' scanned so far end here, at no '@'
 	return anyAfter(line, "://", func(k int) bool {
-		for k < len(line) && !strings.ContainsRune(" \t\n\f\r:@/?#'\"<>`", rune(line[k])) {
+		for k < len(line) && !isSpace(line[k]) && strings.IndexByte(":@/?#'\"<>`", line[k]) < 0 {
 			k++
 		}
 		if k >= len(line) || line[k] != ':' {
 			return false
 		}
-		for k++; k < len(line) && !strings.ContainsRune(" \t\n\f\r'\"<>@`", rune(line[k])); k++ {
+		if k++; k < scanned {
+			return false // inside a run that ended without an '@'
 		}
+		for k < len(line) && !isSpace(line[k]) && strings.IndexByte("'\"<>@`", line[k]) < 0 {
+			k++
+		}
+		scanned = k
 		return k < len(line) && line[k] == '@'
 	})
 }

@@ -285,7 +285,10 @@ func checkGates(t *testing.T, line string) (xml, url bool) {
 // reURLUserinfo let through every line either matches, on generated lines
 // and on the lines of real and leak-corpus texts.
 func TestAssignmentGatesAreNecessary(t *testing.T) {
-	lines := []string{`<add key="Password" value="hunter2"/>`, `name = 'db'  value= "x"`, "https://user:p4ss@host/", "ftp://:x@[::1]"}
+	lines := []string{`<add key="Password" value="hunter2"/>`, `name = 'db'  value= "x"`, "https://user:p4ss@host/", "ftp://:x@[::1]",
+		// Runs after a ':' that pass over later "://"s (urlHasUserinfo
+		// scans each once), with and without an '@' that ends them.
+		strings.Repeat("s://u:", 50) + "p@h", strings.Repeat("s://:", 50) + "x y@h", "s://a:b c s://d:e@f"}
 	r := rand.New(rand.NewPCG(7, 8))
 	pick := func(from ...string) string { return from[r.IntN(len(from))] }
 	ws := func() string { return pick("", " ", "  ", "\t", "\f", "\r", " \t") }
@@ -328,4 +331,19 @@ func FuzzAssignmentGates(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		checkGates(t, line)
 	})
+}
+
+// BenchmarkAssignmentGatesHostileLine runs the gates on a line of 160 KB
+// made to make them slow: "://:" over and over, each ':' starting a run the
+// next ones' would scan again, and "value" with white space and '=' but
+// never a quote. A file's line is the repository's to choose; the gates
+// must stay linear in it, as the patterns they guard are (~1 ms).
+func BenchmarkAssignmentGatesHostileLine(b *testing.B) {
+	line := "pass " + strings.Repeat("://:", 20000) + strings.Repeat("value \t= \f", 10000)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		if valueAssigned(line) || urlHasUserinfo(line) {
+			b.Fatal("a gate let the hostile line through")
+		}
+	}
 }
