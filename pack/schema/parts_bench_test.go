@@ -9,7 +9,7 @@ import (
 // BenchmarkValidatePackParts checks the document of a full-tree pack of
 // 5,000 files (an index entry and an item each, as the change pack's
 // testdata has them: an included file with its size, and its content with
-// blob and size) in parts, as the audit does: the validator's cost per
+// blob and size) in parts, as the audit does (validateInParts): the validator's cost per
 // element, which a large pack's check is most of. Run it with -cpu 1 to
 // see the work, not the cores.
 func BenchmarkValidatePackParts(b *testing.B) {
@@ -26,23 +26,13 @@ func BenchmarkValidatePackParts(b *testing.B) {
 		e["path"], it["path"], it["id"] = path, path, path+":1:2"
 		entries[i], items[i] = e, it
 	}
-	top := map[string]any{}
-	for k, v := range doc {
-		top[k] = v
-	}
-	arrays := map[string][]any{"file_index": entries, "contents": items, "changes": doc["changes"].([]any), "key_files": doc["key_files"].([]any)}
-	lens := map[string]int{}
-	for name, a := range arrays {
-		delete(top, name)
-		lens[name] = len(a)
-	}
-	element := func(name string, i int) (any, error) { return arrays[name][i], nil }
-	if err := ValidatePackParts(top, lens, element); err != nil {
+	doc["file_index"], doc["contents"] = entries, items
+	if err := validateInParts(doc); err != nil {
 		b.Fatalf("the document fails: %v", err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := ValidatePackParts(top, lens, element); err != nil {
+		if err := validateInParts(doc); err != nil {
 			b.Fatal(err)
 		}
 	}
