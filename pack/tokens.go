@@ -27,7 +27,7 @@ var (
 
 // pieceCounts holds caches of piece counts (o200k.Cache) for the counts of
 // this process to reuse, each by one goroutine at a time.
-var pieceCounts = sync.Pool{New: func() any { return new(o200k.Cache) }}
+var pieceCounts = sync.Pool{New: func() any { return o200k.NewCache() }}
 
 // tokenChunk is the size of the pieces CountTokens counts in parallel.
 const tokenChunk = 256 << 10

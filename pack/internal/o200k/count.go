@@ -202,6 +202,25 @@ type Cache struct {
 const cacheBits = 14
 const cacheSize = 1 << cacheBits
 
+// NewCache returns an empty Cache whose memory has been written once. A
+// new Cache is fresh memory from the kernel, and Count reads a slot before
+// it writes it: a page first read is mapped to the shared zero page, and
+// the write that follows copies it and flushes the other cores' TLBs (an
+// interprocessor interrupt each). Written first, each page is faulted in
+// once (hugo's 1-file range: 3.1% of ctxpack's CPU in those copies, 80.2
+// → 77.5 ms task-clock).
+func NewCache() *Cache {
+	c := new(Cache)
+	const page = 4096
+	for i := 0; i < cacheSize; i += page / 16 { // a key is 16 bytes
+		c.keys[i][0] = 0
+	}
+	for i := 0; i < cacheSize; i += page {
+		c.counts[i] = 0
+	}
+	return c
+}
+
 // Count is Count(piece), remembered for a short piece.
 func (c *Cache) Count(piece string) int {
 	if len(piece) == 0 || len(piece) > 15 {

@@ -83,9 +83,15 @@ func TestRankMisses(t *testing.T) {
 
 // TestCacheCountsAsCount: a Cache answers Count's counts, for pieces of
 // every length around its limit and for many more pieces than it has
-// slots (so that pieces share and evict slots).
+// slots (so that pieces share and evict slots); NewCache's as the zero
+// Cache's.
 func TestCacheCountsAsCount(t *testing.T) {
-	var c Cache
+	for _, c := range []*Cache{new(Cache), NewCache()} {
+		testCacheCounts(t, c)
+	}
+}
+
+func testCacheCounts(t *testing.T, c *Cache) {
 	r := rand.New(rand.NewPCG(9, 10))
 	alphabet := []rune("abcxyz  \n\t=_-é日QZ09")
 	for i := range 4 * cacheSize {
