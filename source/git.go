@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -426,23 +425,19 @@ func (r *Repo) worktreeBlobBuf(ctx context.Context, p string, id ObjectID, buf [
 		r.worktreeMisses.Store(p, true)
 		return nil, false
 	}
-	name := filepath.Join(r.Root, filepath.FromSlash(p))
-	fi, err := os.Lstat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		return miss()
-	}
-	if fi.Size() >= 32<<10 {
-		if n, err := r.b.size(ctx, id); err != nil || n != fi.Size() {
-			return miss()
-		}
-	}
 	// Read inside the work tree only: a directory on the path may be a
 	// symlink the repository made, leading anywhere.
 	r.worktreeOnce.Do(func() { r.worktree, _ = fsutil.OpenRoot(r.Root) })
 	if r.worktree == nil {
 		return miss()
 	}
-	data, err := r.worktree.ReadFileBuf(p, fi.Size(), buf)
+	data, err := r.worktree.ReadRegular(p, buf, func(size int64) bool {
+		if size < 32<<10 {
+			return true
+		}
+		n, err := r.b.size(ctx, id)
+		return err == nil && n == size
+	})
 	if err != nil || r.b.hashBlob(data) != id {
 		return miss()
 	}

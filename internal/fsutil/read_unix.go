@@ -22,13 +22,15 @@ func readNoFollow(path string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
-	return readFD(fd, path, -1, nil)
+	return readFD(fd, path, -1, nil, nil)
 }
 
 // readFD reads the open file fd (named path in errors), which must be a
 // regular file of at most max bytes (max < 0: any size), in system calls;
 // into buf when it has room for it (its contents are then overwritten).
-func readFD(fd int, path string, max int64, buf []byte) ([]byte, error) {
+// With accept set, the file's size must be one it accepts (else
+// ErrSizeRefused), and the file may not grow while it is read.
+func readFD(fd int, path string, max int64, buf []byte, accept func(size int64) bool) ([]byte, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
@@ -38,6 +40,12 @@ func readFD(fd int, path string, max int64, buf []byte) ([]byte, error) {
 	}
 	if max >= 0 && st.Size > max {
 		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", path, st.Size, max)
+	}
+	if accept != nil {
+		if !accept(st.Size) {
+			return nil, ErrSizeRefused
+		}
+		max = st.Size
 	}
 	// Sized as os.ReadFile sizes it, one byte over to see the end at once.
 	if int64(cap(buf)) > st.Size {

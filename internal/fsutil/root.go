@@ -65,22 +65,82 @@ func (r *Root) ReadFile(name string, max int64) ([]byte, error) {
 // keeps none: a search of hugo's tree read its 6 MB into 900 fresh
 // buffers, each page a fault. The contents are returned either way.
 func (r *Root) ReadFileBuf(name string, max int64, buf []byte) ([]byte, error) {
-	if data, ok, err := r.sys.read(r.dir, name, max, buf); ok {
+	if data, ok, err := r.sys.read(r.dir, name, max, buf, nil); ok {
 		return data, err
 	}
-	r.once.Do(func() { r.os, r.osErr = os.OpenRoot(r.dir) })
-	if r.osErr != nil {
-		return nil, r.osErr
+	f, err := r.openOS(name, 0)
+	if err != nil {
+		return nil, err
 	}
-	f, err := r.os.OpenFile(filepath.FromSlash(name), os.O_RDONLY|nonBlock, 0)
+	defer f.Close()
+	return readBounded(f, filepath.Join(r.dir, name), max)
+}
+
+// ErrSizeRefused is ReadRegular's error for a file of a size its caller
+// did not accept.
+var ErrSizeRefused = errors.New("file size not accepted")
+
+// errNotFollowed is ReadRegular's error for a symlink.
+var errNotFollowed = errors.New("a symlink, not followed")
+
+// ReadRegular is ReadFileBuf of a file that is itself regular (a symlink
+// in its place is not followed) and whose size accept allows, else
+// ErrSizeRefused; the file may not grow while it is read. Size and type
+// come from the open file: a reader that looked them up by path first
+// (os.Lstat) walked the path twice (hugo's 1-file range: 907 files, ~2 ms
+// of CPU).
+func (r *Root) ReadRegular(name string, buf []byte, accept func(size int64) bool) ([]byte, error) {
+	if data, ok, err := r.sys.read(r.dir, name, -1, buf, accept); ok {
+		return data, err
+	}
+	// os.Root follows a symlink that stays inside it, O_NOFOLLOW or not.
+	root, err := r.osRoot()
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := root.Lstat(filepath.FromSlash(name)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, leaves(r.dir, name, err)
+	} else if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, leaves(r.dir, name, &fs.PathError{Op: "open", Path: filepath.Join(r.dir, name), Err: errNotFollowed})
+	}
+	f, err := r.openOS(name, noFollow)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().IsRegular() && !accept(fi.Size()) {
+		return nil, ErrSizeRefused
+	}
+	return readBounded(f, filepath.Join(r.dir, name), fi.Size())
+}
+
+// osRoot is the root's os.Root, opened at its first use.
+func (r *Root) osRoot() (*os.Root, error) {
+	r.once.Do(func() { r.os, r.osErr = os.OpenRoot(r.dir) })
+	return r.os, r.osErr
+}
+
+// openOS opens name for reading through the os.Root (flag: more flags).
+func (r *Root) openOS(name string, flag int) (*os.File, error) {
+	root, err := r.osRoot()
+	if err != nil {
+		return nil, err
+	}
+	f, err := root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|nonBlock|flag, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 		return nil, leaves(r.dir, name, err)
 	}
-	defer f.Close()
-	return readBounded(f, filepath.Join(r.dir, name), max)
+	return f, nil
 }
 
 // leaves is the error of a path that cannot be opened inside the root.

@@ -44,9 +44,10 @@ func (s *sysRoot) close() error {
 	return err
 }
 
-// read reads name beneath the root; ok is false when the caller must read
-// it another way (no handle, openat2 refused).
-func (s *sysRoot) read(dir, name string, max int64, buf []byte) ([]byte, bool, error) {
+// read reads name beneath the root (see Root.ReadFileBuf; with accept
+// set, Root.ReadRegular); ok is false when the caller must read it another
+// way (no handle, openat2 refused).
+func (s *sysRoot) read(dir, name string, max int64, buf []byte, accept func(int64) bool) ([]byte, bool, error) {
 	if s.fd < 0 || s.refused.Load() {
 		return nil, false, nil
 	}
@@ -55,6 +56,9 @@ func (s *sysRoot) read(dir, name string, max int64, buf []byte) ([]byte, bool, e
 		Flags:   unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
 	}
+	if accept != nil {
+		how.Flags |= unix.O_NOFOLLOW
+	}
 	fd, err := retryEINTR(func() (int, error) { return unix.Openat2(s.fd, filepath.FromSlash(name), &how) })
 	switch {
 	case err == unix.ENOSYS || err == unix.EPERM:
@@ -62,6 +66,8 @@ func (s *sysRoot) read(dir, name string, max int64, buf []byte) ([]byte, bool, e
 		return nil, false, nil
 	case err == unix.ENOENT:
 		return nil, true, &fs.PathError{Op: "open", Path: full, Err: err}
+	case err == unix.ELOOP && accept != nil:
+		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: errNotFollowed})
 	case err == unix.EXDEV || err == unix.ELOOP:
 		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: errors.New("path escapes from parent")})
 	case err == unix.EAGAIN:
@@ -71,6 +77,6 @@ func (s *sysRoot) read(dir, name string, max int64, buf []byte) ([]byte, bool, e
 		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: err})
 	}
 	defer unix.Close(fd)
-	data, err := readFD(fd, full, max, buf)
+	data, err := readFD(fd, full, max, buf, accept)
 	return data, true, err
 }

@@ -11,4 +11,6 @@ func openSysRoot(string) sysRoot { return sysRoot{} }
 
 func (*sysRoot) close() error { return nil }
 
-func (*sysRoot) read(string, string, int64, []byte) ([]byte, bool, error) { return nil, false, nil }
+func (*sysRoot) read(string, string, int64, []byte, func(int64) bool) ([]byte, bool, error) {
+	return nil, false, nil
+}
