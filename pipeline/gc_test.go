@@ -105,7 +105,8 @@ func TestPauseGCEndsAtFirstCollection(t *testing.T) {
 
 // TestHeapLimitFor: a commit's or a range's run pauses the collector up to
 // the larger limit, a tree's (work tree, directory) up to the smaller one,
-// and the limit asked for is the one in force while paused.
+// and the limit asked for is the one in force while paused (PausePackGC,
+// the pause of a caller around Execute).
 func TestHeapLimitFor(t *testing.T) {
 	setGC(t)
 	for _, tc := range []struct {
@@ -122,7 +123,7 @@ func TestHeapLimitFor(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s: heap limit %d, want %d", tc.name, got, tc.want)
 		}
-		resume := pauseGC(got)
+		resume := PausePackGC(tc.opts)
 		if l := memoryLimitNow(); l != tc.want {
 			t.Errorf("%s: memory limit %d while paused, want %d", tc.name, l, tc.want)
 		}

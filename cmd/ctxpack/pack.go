@@ -158,6 +158,7 @@ func runPack(cmd *cobra.Command, io ioStreams, opts *packOptions) error {
 			written.Discard() // nothing to remove once committed
 		}
 	}()
+	defer pipeline.PausePackGC(opts.PackOptions)()
 	run, err := pipeline.Execute(cmd.Context(), opts.PackOptions)
 	progress.stop()
 	if err != nil {
