@@ -159,30 +159,108 @@ func jsSiteNames(text string) map[string]bool {
 
 // jsMayName reports whether text holds an occurrence of the identifier
 // name that may be a name jsFuncs gives, which answers most files without
-// lexing them. Each such name is an identifier token of its own, after
-// "function" (or its '*'), before the '=' or ':' a function or an arrow is
-// assigned with, or a method's name before its '(' where a statement may
-// start. An occurrence that a '.' precedes on its line (spaces and tabs
-// between: the token before it is ".", "?." or "...") and that '(', ')',
-// ',', ';', '[', ']', '}', '.' or the text's end follows (the lexer's
-// blanks and line ends between: the token after it is none of '=' and
-// ':') is a call or a property read (res.send(body)), never one of those.
+// lexing them. Each such name is an identifier token of its own that the
+// token '(', '=' or ':' follows: a name after "function" (or its '*') or a
+// method's name, before its parameters and, after them, its body; or a
+// name before the '=' or ':' a function or an arrow is assigned with. So
+// an occurrence is passed over when what follows it, after the lexer's
+// blanks and line ends, starts none of those tokens (a '/' may start a
+// comment before one): a property read or an operand (express.static,
+// name === x), or the text's end; or when what its '=' assigns is no
+// function (mayAssignFunction: request = require('supertest')). One that
+// '(' follows is passed over
+// when a '.' precedes it on its line (spaces and tabs between: the token
+// before it is ".", "?." or "...", never a method's name or "function"),
+// or when its parentheses are a call's (callWithoutBody: request(app),
+// expect(200)).
 func jsMayName(text, name string) bool {
 	return anyWord(text, name, isIdentPart, func(at, end int) bool {
-		return !afterSelectorDot(text, at) || !beforeUse(text, end)
+		k := skipJSBlanks(text, end)
+		if k == len(text) {
+			return false
+		}
+		switch text[k] {
+		case ':', '/':
+			return true
+		case '=':
+			return mayAssignFunction(text, k)
+		case '(':
+			return !afterSelectorDot(text, at) && !callWithoutBody(text, k)
+		}
+		return false
 	})
 }
 
-// beforeUse reports whether what follows text[:end], after the JavaScript
-// lexer's blanks and line ends, is the text's end or a character that
-// starts none of the tokens a name is defined before ('=', ':'): a call's
-// '(', a closing bracket, a separator or a further selector.
-func beforeUse(text string, end int) bool {
-	k := end
-	for k < len(text) && strings.IndexByte(" \t\r\f\v\n", text[k]) >= 0 {
+// callWithoutBody reports whether the '(' at text[open], which follows a
+// name, opens parentheses that no function body follows (a call:
+// request(app).get("/")), so that jsFuncSites gives no name there: a name
+// before '(' is a function's (after "function", or a method's) only when
+// the lexer's body (tstream.body) follows its parentheses, whose first
+// token is then '{', ':', "->", "=>", throws or where. It answers only
+// where it pairs the parentheses as the lexer does: with no quote,
+// template, '/' (a comment or a regular expression), brace or bracket
+// between them, which the lexer reads as more than punctuation or pairs
+// otherwise (a '}' may leave the '(' without its ')'); else false, as when
+// it cannot tell.
+func callWithoutBody(text string, open int) bool {
+	depth := 0
+	for i := open; i < len(text); i++ {
+		switch text[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				j := skipJSBlanks(text, i+1)
+				return j == len(text) || strings.IndexByte("{:-=tw/", text[j]) < 0
+			}
+		case '\'', '"', '`', '/', '{', '}', '[', ']':
+			return false
+		}
+	}
+	return false // no ')': the lexer's pairing is not read here
+}
+
+// mayAssignFunction reports whether the '=' at text[eq], after a name,
+// may be the token "=" before a function or an arrow jsFuncSites names by
+// that name: "function", an arrow's '(' or "async", or an arrow's one
+// parameter and its "=>" follow it (a '/' may start a comment before
+// them). Not "==", "===" or "=>", nor a value (a call, a string, a number).
+func mayAssignFunction(text string, eq int) bool {
+	if eq+1 < len(text) && (text[eq+1] == '=' || text[eq+1] == '>') {
+		return false
+	}
+	k := skipJSBlanks(text, eq+1)
+	if k == len(text) {
+		return false
+	}
+	if text[k] == '(' || text[k] == '/' {
+		return true
+	}
+	if !isIdentStart(text[k]) {
+		return false
+	}
+	end := k
+	for end < len(text) && isIdentPart(text[end]) {
+		end++
+	}
+	if w := text[k:end]; w == "function" || w == "async" {
+		return true
+	}
+	return strings.HasPrefix(text[skipJSBlanks(text, end):], "=>")
+}
+
+// isJSBlank reports whether the JavaScript lexer skips c between tokens.
+func isJSBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\n'
+}
+
+// skipJSBlanks is the offset of the first byte from text[k:] that is not
+// one of the lexer's blanks (len(text) when there is none).
+func skipJSBlanks(text string, k int) int {
+	for k < len(text) && isJSBlank(text[k]) {
 		k++
 	}
-	return k == len(text) || strings.IndexByte("(),;[]}.", text[k]) >= 0
+	return k
 }
 
 // jsIdent reports whether s is one identifier token of the JavaScript lexer.

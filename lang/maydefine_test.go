@@ -191,3 +191,66 @@ func FuzzMayDefine(f *testing.F) {
 		}
 	})
 }
+
+// TestMayDefineOnCallShapes holds MayDefine to Extract where jsMayName
+// passes over an occurrence before '(' (callWithoutBody) or '='
+// (mayAssignFunction): a name in every combination of what may come
+// before it, between it and what follows, and what follows — calls,
+// methods and functions with what may be inside their parentheses and
+// after them (comments, strings, brackets the lexer pairs its own way),
+// assignments of functions, arrows and values, keys and typed names
+// (name: function, name: T = () =>) — as JavaScript and
+// TypeScript: exact.
+func TestMayDefineOnCallShapes(t *testing.T) {
+	befores := []string{"", "function ", "function* ", "function /* c */ ", "*", "async ", "get ", "static ", "new ",
+		"x.", "x?.", "...", "x.\n", "...\n", "/* c */ ", "// c\n", "\n", "{ ", "}\n", "; ", ", ", "class A { ", "= ", "(", "return ", "const "}
+	betweens := []string{"", " ", "\n", "/**/"}
+	args := []string{"", "a", "a, b", "(a)", "a)", "(", "{(}", "({(})", "[(]", "'x'", "`t`", "[1]", "/re/", "a /* ) */", "a // )\n"}
+	afters := []string{"", " {}", "\n{}", "\n\n\n{}", ".x", ";", " => {}", ": T {}", " -> {}", " throws {}", " where {}",
+		")", " =", " = 1", "// c\n{}", "/* c */ {}", " + 1", "{}.x", "{}).x", " {} ) {}", "}{", " then", "\u00a0{}", "\t\v{}"}
+	var follows []string
+	for _, a := range args {
+		for _, f := range afters {
+			follows = append(follows, "("+a+")"+f)
+		}
+	}
+	for _, eq := range []string{"=", "= ", "=\n", "=/* c */", "==", "===", "=>"} {
+		for _, v := range []string{"function() {}", "function bar() {}", "function* () {}", "async () => {}", "async x => {}",
+			"async function () {}", "(a) => {}", "(a): T => {}", "() => 1", "x => {}", "x\n=> {}", "x => 1", "asyncX => {}",
+			"functional(1)", "require('x')", "1", "'s'", "`t`", "[]", "{}", "<T>(a) => {}", "new X()", "x", "x = () => {}", ""} {
+			follows = append(follows, eq+v)
+		}
+	}
+	for _, v := range []string{"function() {}", "() => {}", "x => {}", "Handler<T> = (a) => {}", "T = function() {}", "1"} {
+		follows = append(follows, ": "+v, ":"+v)
+	}
+	n, defined, passed := 0, 0, 0
+	for _, b := range befores {
+		for _, m := range betweens {
+			for _, f := range follows {
+				text := "let y = 1\n" + b + "foo" + m + f + "\n"
+				if strings.HasPrefix(b, "class") {
+					text += "}\n"
+				}
+				if !jsMayName(text, "foo") {
+					passed++
+				}
+				for _, p := range []string{"p.js", "p.ts"} {
+					n++
+					may := MayDefine(p, text, "foo")
+					d := len(Defined(Extract(p, text).Symbols, "foo")) > 0
+					if d {
+						defined++
+					}
+					if may != d {
+						t.Errorf("%s %q: Extract defines foo: %v; MayDefine says %v", p, text, d, may)
+					}
+				}
+			}
+		}
+	}
+	if defined < n/10 || passed*2 < n/10 {
+		t.Fatalf("%d texts, foo defined in %d, passed over unlexed in %d: the shapes test little", n, defined, passed*2)
+	}
+	t.Logf("%d texts, foo defined in %d, passed over unlexed in %d", n, defined, passed*2)
+}
