@@ -7,7 +7,6 @@ import (
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/utils/binary"
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
@@ -119,13 +118,14 @@ func fileDiff(from, to *side, zero ObjectID, linesOnly bool) (pack.Change, []pac
 
 func isLink(m filemode.FileMode) bool { return m == filemode.Symlink }
 
-// isBinary uses git's own heuristic (a NUL in the first 8000 bytes).
+// binarySniff is how far git looks for a NUL to call a file binary.
+const binarySniff = 8000
+
+// isBinary uses git's own heuristic (a NUL in the first 8000 bytes), as
+// go-git's binary.IsBinary does, without its reader and a call a byte
+// (~1.5% of express's range, with a 4 KB buffer each time).
 func isBinary(text string) bool {
-	if len(text) == 0 {
-		return false
-	}
-	ok, _ := binary.IsBinary(strings.NewReader(text))
-	return ok
+	return strings.IndexByte(text[:min(len(text), binarySniff)], 0) >= 0
 }
 
 // The unified diff below writes exactly what go-git's UnifiedEncoder wrote

@@ -534,7 +534,7 @@ func (t *headTree) searchStore(ctx context.Context, todo []listedFile, search fu
 // -F finds them (with -w unless opts.Substring; keys already in lower
 // case with opts.IgnoreCase); none in binary data.
 func matchWords(data []byte, keys []string, opts pack.GrepOptions) []int {
-	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+	if bytes.IndexByte(data[:min(len(data), binarySniff)], 0) >= 0 {
 		return nil
 	}
 	if opts.IgnoreCase {
