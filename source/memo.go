@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // question names one call: its kind and its ids, in order.
@@ -297,7 +298,10 @@ func (r *Repo) blob(ctx context.Context, id ObjectID) (string, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		return string(data), blobWeight(len(data)), nil
+		// The bytes are this call's alone (backend.blob), never changed
+		// after: the string is made of them, not of a copy (express's
+		// range reads 427 blobs, ~1.4% of its CPU in the copies).
+		return unsafe.String(unsafe.SliceData(data), len(data)), blobWeight(len(data)), nil
 	})
 }
 

@@ -105,7 +105,9 @@ type backend interface {
 	resolve(ctx context.Context, rev string) (ObjectID, error)
 	// commit, tree, blob and size read one object. A missing object is
 	// errMissing, or a *NotFetchedError in a partial clone whose promisor
-	// could not provide it.
+	// could not provide it. blob's bytes are the caller's: made for the
+	// call, held and changed by nothing else (Repo.blob keeps them as its
+	// string).
 	commit(ctx context.Context, id ObjectID) (*Commit, error)
 	tree(ctx context.Context, id ObjectID) ([]treeEntry, error)
 	blob(ctx context.Context, id ObjectID) ([]byte, error)
