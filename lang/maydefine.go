@@ -168,11 +168,10 @@ func jsSiteNames(text string) map[string]bool {
 // comment before one): a property read or an operand (express.static,
 // name === x), or the text's end; or when what its '=' assigns is no
 // function (mayAssignFunction: request = require('supertest')). One that
-// '(' follows is passed over
-// when a '.' precedes it on its line (spaces and tabs between: the token
-// before it is ".", "?." or "...", never a method's name or "function"),
-// or when its parentheses are a call's (callWithoutBody: request(app),
-// expect(200)).
+// '(' follows is passed over when a '.' precedes it on its line (spaces
+// and tabs between: the token before it is ".", "?." or "...", never a
+// method's name or "function"), or when its parentheses are a call's
+// (callWithoutBody: request(app), expect(200)).
 func jsMayName(text, name string) bool {
 	return anyWord(text, name, isIdentPart, func(at, end int) bool {
 		k := skipJSBlanks(text, end)

@@ -93,7 +93,8 @@ func (r *Root) ReadRegular(name string, buf []byte, accept func(size int64) bool
 	if data, ok, err := r.sys.read(r.dir, name, -1, buf, accept); ok {
 		return data, err
 	}
-	// os.Root follows a symlink that stays inside it, O_NOFOLLOW or not.
+	// os.Root follows a last symlink that stays inside it, O_NOFOLLOW or
+	// not: the name's own entry is looked at first.
 	root, err := r.osRoot()
 	if err != nil {
 		return nil, err
