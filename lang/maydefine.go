@@ -222,8 +222,9 @@ func callWithoutBody(text string, open int) bool {
 // mayAssignFunction reports whether the '=' at text[eq], after a name,
 // may be the token "=" before a function or an arrow jsFuncSites names by
 // that name: "function", an arrow's '(' or "async", or an arrow's one
-// parameter and its "=>" follow it (a '/' may start a comment before
-// them). Not "==", "===" or "=>", nor a value (a call, a string, a number).
+// parameter and its "=>" follow it (a '/' may start a comment before any
+// of them, or before the "=>"). Not "==", "===" or "=>", nor a value (a
+// call, a string, a number).
 func mayAssignFunction(text string, eq int) bool {
 	if eq+1 < len(text) && (text[eq+1] == '=' || text[eq+1] == '>') {
 		return false
@@ -245,7 +246,8 @@ func mayAssignFunction(text string, eq int) bool {
 	if w := text[k:end]; w == "function" || w == "async" {
 		return true
 	}
-	return strings.HasPrefix(text[skipJSBlanks(text, end):], "=>")
+	rest := text[skipJSBlanks(text, end):]
+	return strings.HasPrefix(rest, "=>") || strings.HasPrefix(rest, "/")
 }
 
 // isJSBlank reports whether the JavaScript lexer skips c between tokens.

@@ -163,6 +163,7 @@ func FuzzMayDefineScript(f *testing.F) {
 	f.Add("res.send = function send(body) {}\nres.json(x)\n", "send")
 	f.Add("request(app)\n  .get('/')\nclass A { get(x) { } }\n", "get")
 	f.Add("#!/usr/bin/env node\nconst f = async (a) => {\n}\nx.f(1)\n", "f")
+	f.Add("request(app).get('/')\nconst g = x /* c */ => {}\nexpress()\n", "g")
 	f.Fuzz(func(t *testing.T, text, name string) {
 		for _, p := range []string{"p.js", "p.ts"} {
 			may := MayDefine(p, text, name)
@@ -216,7 +217,7 @@ func TestMayDefineOnCallShapes(t *testing.T) {
 	}
 	for _, eq := range []string{"=", "= ", "=\n", "=/* c */", "==", "===", "=>"} {
 		for _, v := range []string{"function() {}", "function bar() {}", "function* () {}", "async () => {}", "async x => {}",
-			"async function () {}", "(a) => {}", "(a): T => {}", "() => 1", "x => {}", "x\n=> {}", "x => 1", "asyncX => {}",
+			"async function () {}", "(a) => {}", "(a): T => {}", "() => 1", "x => {}", "x\n=> {}", "x /* c */ => {}", "x // c\n=> {}", "x => 1", "asyncX => {}",
 			"functional(1)", "require('x')", "1", "'s'", "`t`", "[]", "{}", "<T>(a) => {}", "new X()", "x", "x = () => {}", ""} {
 			follows = append(follows, eq+v)
 		}
