@@ -221,10 +221,12 @@ func callWithoutBody(text string, open int) bool {
 
 // mayAssignFunction reports whether the '=' at text[eq], after a name,
 // may be the token "=" before a function or an arrow jsFuncSites names by
-// that name: "function", an arrow's '(' or "async", or an arrow's one
-// parameter and its "=>" follow it (a '/' may start a comment before any
-// of them, or before the "=>"). Not "==", "===" or "=>", nor a value (a
-// call, a string, a number).
+// that name: "function" or "async" after it, or any one token and then
+// "=>" (an arrow's parameter, as the lexer reads it: a name, a number,
+// anything), or a '/' that may start a comment between them. Not "==",
+// "===" or "=>", nor a name or a number that something else follows
+// (request = require('supertest'), n = 1;): where the token after the
+// '=' is another, it may.
 func mayAssignFunction(text string, eq int) bool {
 	if eq+1 < len(text) && (text[eq+1] == '=' || text[eq+1] == '>') {
 		return false
@@ -233,17 +235,20 @@ func mayAssignFunction(text string, eq int) bool {
 	if k == len(text) {
 		return false
 	}
-	if text[k] == '(' || text[k] == '/' {
-		return true
-	}
-	if !isIdentStart(text[k]) {
-		return false
-	}
 	end := k
-	for end < len(text) && isIdentPart(text[end]) {
-		end++
-	}
-	if w := text[k:end]; w == "function" || w == "async" {
+	switch c := text[k]; {
+	case isIdentStart(c):
+		for end < len(text) && isIdentPart(text[end]) {
+			end++
+		}
+		if w := text[k:end]; w == "function" || w == "async" {
+			return true
+		}
+	case c >= '0' && c <= '9': // a number, read as the lexer reads one
+		for end < len(text) && (isIdentPart(text[end]) || text[end] == '.' && end+1 < len(text) && text[end+1] >= '0' && text[end+1] <= '9') {
+			end++
+		}
+	default:
 		return true
 	}
 	rest := text[skipJSBlanks(text, end):]

@@ -217,7 +217,8 @@ func TestMayDefineOnCallShapes(t *testing.T) {
 	}
 	for _, eq := range []string{"=", "= ", "=\n", "=/* c */", "==", "===", "=>"} {
 		for _, v := range []string{"function() {}", "function bar() {}", "function* () {}", "async () => {}", "async x => {}",
-			"async function () {}", "(a) => {}", "(a): T => {}", "() => 1", "x => {}", "x\n=> {}", "x /* c */ => {}", "x // c\n=> {}", "x => 1", "asyncX => {}",
+			"async function () {}", "(a) => {}", "(a): T => {}", "() => 1", "x => {}", "x\n=> {}", "x /* c */ => {}", "x // c\n=> {}", "x => 1", "asyncX => {}", "0=>{}", "1.5 => {}", ".5 => {}", "1e3 => {}",
+			"'s' => {}", "] => {}", "x.y => {}", "1.5;", "0x1f;",
 			"functional(1)", "require('x')", "1", "'s'", "`t`", "[]", "{}", "<T>(a) => {}", "new X()", "x", "x = () => {}", ""} {
 			follows = append(follows, eq+v)
 		}
