@@ -256,3 +256,22 @@ func TestMayDefineOnCallShapes(t *testing.T) {
 	}
 	t.Logf("%d texts, foo defined in %d, passed over unlexed in %d", n, defined, passed*2)
 }
+
+// BenchmarkMayDefineHostileScript asks the JavaScript gate of a text made
+// to make it slow: calls nested 50,000 deep (each occurrence's parentheses
+// reach to the end; read from each '(' to the end, 500 KB took 21 s), and
+// calls and assignments the gate passes over, each with a long run of
+// blanks. A file's text is the repository's to choose: the gate must stay
+// linear in it.
+func BenchmarkMayDefineHostileScript(b *testing.B) {
+	blanks := strings.Repeat(" ", 200)
+	passed := strings.Repeat("foo(a"+blanks+")"+blanks+".x\nfoo"+blanks+"="+blanks+"bar;\n", 2000)
+	nested := strings.Repeat("foo(", 50000) + strings.Repeat(")", 50000) + "."
+	b.SetBytes(int64(len(passed) + len(nested)))
+	for b.Loop() {
+		if jsMayName(passed, "foo") {
+			b.Fatal("the gate did not pass over the calls and assignments")
+		}
+		jsMayName(nested, "foo")
+	}
+}
