@@ -55,6 +55,20 @@ func isIdentStart(c byte) bool {
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
+// isLexSpace reports whether lex skips c between tokens (a line end too).
+func isLexSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\n'
+}
+
+// numberEnd is the end of the number lex reads from src[i]: name
+// characters, and each '.' a digit follows.
+func numberEnd(src string, i int) int {
+	for i < len(src) && (isIdentPart(src[i]) || src[i] == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9') {
+		i++
+	}
+	return i
+}
+
 // jsRegexKeywords are keywords after which a "/" starts a regular expression.
 var jsRegexKeywords = set("return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw",
 	"case", "do", "else", "yield", "await")
@@ -89,7 +103,7 @@ func lex(src string, o lexOpts) []tok {
 		case c == '\n':
 			line++
 			i++
-		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+		case isLexSpace(c): // a line end is counted above
 			i++
 		case c == '/' && i+1 < n && src[i+1] == '/':
 			for i < n && src[i] != '\n' {
@@ -146,9 +160,7 @@ func lex(src string, o lexOpts) []tok {
 			emit(tIdent, word, line)
 		case c >= '0' && c <= '9' || c == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9':
 			start := i
-			for i < n && (isIdentPart(src[i]) || src[i] == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9') {
-				i++
-			}
+			i = numberEnd(src, i)
 			emit(tNumber, src[start:i], line)
 		case c == '"' && o.java && strings.HasPrefix(src[i:], `"""`):
 			end := strings.Index(src[i+3:], `"""`)

@@ -244,10 +244,8 @@ func mayAssignFunction(text string, eq int) bool {
 		if w := text[k:end]; w == "function" || w == "async" {
 			return true
 		}
-	case c >= '0' && c <= '9': // a number, read as the lexer reads one
-		for end < len(text) && (isIdentPart(text[end]) || text[end] == '.' && end+1 < len(text) && text[end+1] >= '0' && text[end+1] <= '9') {
-			end++
-		}
+	case c >= '0' && c <= '9':
+		end = numberEnd(text, k)
 	default:
 		return true
 	}
@@ -255,15 +253,10 @@ func mayAssignFunction(text string, eq int) bool {
 	return strings.HasPrefix(rest, "=>") || strings.HasPrefix(rest, "/")
 }
 
-// isJSBlank reports whether the JavaScript lexer skips c between tokens.
-func isJSBlank(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\n'
-}
-
-// skipJSBlanks is the offset of the first byte from text[k:] that is not
-// one of the lexer's blanks (len(text) when there is none).
+// skipJSBlanks is the offset of the first byte from text[k:] that the
+// lexer does not skip between tokens (len(text) when there is none).
 func skipJSBlanks(text string, k int) int {
-	for k < len(text) && isJSBlank(text[k]) {
+	for k < len(text) && isLexSpace(text[k]) {
 		k++
 	}
 	return k
