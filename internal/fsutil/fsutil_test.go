@@ -237,13 +237,7 @@ func TestFreshDirReplacesASymlink(t *testing.T) {
 
 // Both ways a root reads: openat2 where the kernel has it, and os.Root.
 func TestReadInRootRefusesWhatLeavesOrIsNotAFile(t *testing.T) {
-	for _, osRoot := range []bool{false, true} {
-		t.Run(fmt.Sprintf("os.Root=%v", osRoot), func(t *testing.T) {
-			defer func(was bool) { forceOSRoot = was }(forceOSRoot)
-			forceOSRoot = osRoot
-			testReadInRoot(t)
-		})
-	}
+	eachRoot(t, func(t *testing.T, _ bool) { testReadInRoot(t) })
 }
 
 func testReadInRoot(t *testing.T) {
@@ -323,38 +317,34 @@ func testReadInRoot(t *testing.T) {
 // ReadFileBuf reads into the buffer it is given when that has room, and
 // into a new one otherwise; both ways a root reads.
 func TestRootReadFileBuf(t *testing.T) {
-	for _, osRoot := range []bool{false, true} {
-		t.Run(fmt.Sprintf("os.Root=%v", osRoot), func(t *testing.T) {
-			defer func(was bool) { forceOSRoot = was }(forceOSRoot)
-			forceOSRoot = osRoot
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "short"), []byte("abc"), 0o644)
-			os.WriteFile(filepath.Join(dir, "long"), []byte(strings.Repeat("x", 100)), 0o644)
-			r, err := OpenRoot(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			buf := make([]byte, 10, 64)
-			data, err := r.ReadFileBuf("short", 1024, buf)
-			if err != nil || string(data) != "abc" {
-				t.Fatalf("short: %q %v", data, err)
-			}
-			if !osRoot && r.os == nil && &data[0] != &buf[:1][0] { // r.os: openat2 refused here
-				t.Error("short: not read into the buffer that had room")
-			}
-			data, err = r.ReadFileBuf("long", 1024, buf)
-			if err != nil || string(data) != strings.Repeat("x", 100) {
-				t.Fatalf("long: %q %v", data, err)
-			}
-			if &data[0] == &buf[:1][0] {
-				t.Error("long: read into a buffer without room for it")
-			}
-			if _, err := r.ReadFileBuf("long", 50, buf); err == nil || !strings.Contains(err.Error(), "over the 50-byte limit") {
-				t.Errorf("long over its limit: %v", err)
-			}
-		})
-	}
+	eachRoot(t, func(t *testing.T, osRoot bool) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "short"), []byte("abc"), 0o644)
+		os.WriteFile(filepath.Join(dir, "long"), []byte(strings.Repeat("x", 100)), 0o644)
+		r, err := OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		buf := make([]byte, 10, 64)
+		data, err := r.ReadFileBuf("short", 1024, buf)
+		if err != nil || string(data) != "abc" {
+			t.Fatalf("short: %q %v", data, err)
+		}
+		if !osRoot && r.os == nil && &data[0] != &buf[:1][0] { // r.os: openat2 refused here
+			t.Error("short: not read into the buffer that had room")
+		}
+		data, err = r.ReadFileBuf("long", 1024, buf)
+		if err != nil || string(data) != strings.Repeat("x", 100) {
+			t.Fatalf("long: %q %v", data, err)
+		}
+		if &data[0] == &buf[:1][0] {
+			t.Error("long: read into a buffer without room for it")
+		}
+		if _, err := r.ReadFileBuf("long", 50, buf); err == nil || !strings.Contains(err.Error(), "over the 50-byte limit") {
+			t.Errorf("long over its limit: %v", err)
+		}
+	})
 }
 
 // ReadRegular reads a regular file whose size its caller accepts, and
@@ -362,57 +352,65 @@ func TestRootReadFileBuf(t *testing.T) {
 // file of a size not accepted, and what is not a file; both ways a root
 // reads.
 func TestRootReadRegular(t *testing.T) {
+	eachRoot(t, func(t *testing.T, osRoot bool) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "ok"), []byte("abc"), 0o644)
+		os.WriteFile(filepath.Join(dir, "big"), make([]byte, 100), 0o644)
+		os.Symlink("ok", filepath.Join(dir, "link"))
+		os.Symlink("/etc/hostname", filepath.Join(dir, "out"))
+		os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+		os.WriteFile(filepath.Join(dir, "sub", "ok"), []byte("abc"), 0o644)
+		os.Symlink("sub", filepath.Join(dir, "insub"))
+		syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+		r, err := OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var asked []int64
+		under := func(n int64) func(int64) bool {
+			return func(size int64) bool { asked = append(asked, size); return size < n }
+		}
+		for _, tc := range []struct {
+			name string
+			want string // the contents, or a part of the error
+		}{
+			{"ok", "abc"},
+			{"sub/ok", "abc"},
+			{"insub/ok", "abc"}, // a directory symlink inside the root, as ReadFile
+			{"big", "file size not accepted"},
+			{"link", "a symlink, not followed"},
+			{"out", "a symlink, not followed"},
+			{"sub", "directory"},
+			{"fifo", "named pipe"},
+			{"absent", "no such file"},
+		} {
+			data, err := r.ReadRegular(tc.name, nil, under(50))
+			got := string(data)
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, tc.want) || err == nil && got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+			}
+		}
+		if _, err := r.ReadRegular("big", nil, under(50)); !errors.Is(err, ErrSizeRefused) {
+			t.Errorf("big: %v, want ErrSizeRefused", err)
+		}
+		if want := []int64{3, 3, 3, 100, 100}; !slices.Equal(asked, want) {
+			t.Errorf("sizes asked about: %v, want %v (regular files only)", asked, want)
+		}
+	})
+}
+
+// eachRoot runs test under t both ways a Root reads: openat2 where the
+// kernel has it, and os.Root (osRoot).
+func eachRoot(t *testing.T, test func(t *testing.T, osRoot bool)) {
 	for _, osRoot := range []bool{false, true} {
 		t.Run(fmt.Sprintf("os.Root=%v", osRoot), func(t *testing.T) {
 			defer func(was bool) { forceOSRoot = was }(forceOSRoot)
 			forceOSRoot = osRoot
-			dir := t.TempDir()
-			os.WriteFile(filepath.Join(dir, "ok"), []byte("abc"), 0o644)
-			os.WriteFile(filepath.Join(dir, "big"), make([]byte, 100), 0o644)
-			os.Symlink("ok", filepath.Join(dir, "link"))
-			os.Symlink("/etc/hostname", filepath.Join(dir, "out"))
-			os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-			os.WriteFile(filepath.Join(dir, "sub", "ok"), []byte("abc"), 0o644)
-			os.Symlink("sub", filepath.Join(dir, "insub"))
-			syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
-			r, err := OpenRoot(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			var asked []int64
-			under := func(n int64) func(int64) bool {
-				return func(size int64) bool { asked = append(asked, size); return size < n }
-			}
-			for _, tc := range []struct {
-				name string
-				want string // the contents, or a part of the error
-			}{
-				{"ok", "abc"},
-				{"sub/ok", "abc"},
-				{"insub/ok", "abc"}, // a directory symlink inside the root, as ReadFile
-				{"big", "file size not accepted"},
-				{"link", "a symlink, not followed"},
-				{"out", "a symlink, not followed"},
-				{"sub", "directory"},
-				{"fifo", "named pipe"},
-				{"absent", "no such file"},
-			} {
-				data, err := r.ReadRegular(tc.name, nil, under(50))
-				got := string(data)
-				if err != nil {
-					got = err.Error()
-				}
-				if !strings.Contains(got, tc.want) || err == nil && got != tc.want {
-					t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-				}
-			}
-			if _, err := r.ReadRegular("big", nil, under(50)); !errors.Is(err, ErrSizeRefused) {
-				t.Errorf("big: %v, want ErrSizeRefused", err)
-			}
-			if want := []int64{3, 3, 3, 100, 100}; !slices.Equal(asked, want) {
-				t.Errorf("sizes asked about: %v, want %v (regular files only)", asked, want)
-			}
+			test(t, osRoot)
 		})
 	}
 }
