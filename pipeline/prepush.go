@@ -165,14 +165,5 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 // offset map) beside the rules and patterns prepared on the other core.
 func PauseGC() (resume func()) { return pauseGC(changeHeapLimit) }
 
-// PausePackGC keeps the collector off around Execute(opts), as Execute
-// keeps it off for itself, for a caller that goes on with the run (the
-// pack command writes its files): Execute's pause ends as it returns, the
-// heap is then far over the GC percent's goal, and the collection that
-// starts marks what the caller is about to let go, beside its writes
-// (hugo's 1-file range: 80.1 → 74.3 ms of CPU, 63.5 → 59.0 ms of wall
-// time).
-func PausePackGC(opts PackOptions) (resume func()) { return pauseGC(heapLimitFor(opts)) }
-
 // ShortSHA is the 12-character abbreviation used in hook messages and file names.
 func ShortSHA(sha string) string { return short(strings.ToLower(sha)) }

@@ -43,6 +43,15 @@ func Execute(ctx context.Context, opts PackOptions) (*Run, error) {
 	return run, nil
 }
 
+// PausePackGC keeps the collector off around Execute(opts), as Execute
+// keeps it off for itself, for a caller that goes on with the run (the
+// pack command writes its files): Execute's pause ends as it returns, the
+// heap is then far over the GC percent's goal, and the collection that
+// starts marks what the caller is about to let go, beside its writes
+// (hugo's 1-file range: 80.1 → 74.3 ms of CPU, 63.5 → 59.0 ms of wall
+// time).
+func PausePackGC(opts PackOptions) (resume func()) { return pauseGC(heapLimitFor(opts)) }
+
 // NotRun are checks that could not run, for reasons the caller knows.
 type NotRun struct {
 	// Skipped are reported as skipped checks (never as passed).
