@@ -241,3 +241,83 @@ func TestAuditRederivesContent(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditReadsOnlyTransformedFiles: an item whose content is its file's
+// blob byte for byte (UTF-8, whole, nothing redacted) is re-derived from
+// its own bytes, its blob id proven by their hash; every other item's file
+// is read again. A forged item that claims to be a symlink's blob, its
+// content the link's target, fails as before: a symlink is no file to
+// re-derive from.
+func TestAuditReadsOnlyTransformedFiles(t *testing.T) {
+	pw := secrettest.NewGen(809).Str(secrettest.Alnum, 14)
+	g := rederiveRepo(t, pw)
+	g.Symlink("main.go", "link.go")
+	g.Commit("a link")
+	ctx := context.Background()
+	run, err := Execute(ctx, PackOptions{Dir: g.Dir, MaxFileBytes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := map[string]int{}
+	counted := *run.Snapshot
+	counted.Files = append([]pack.File(nil), run.Snapshot.Files...)
+	for i := range counted.Files {
+		f := &counted.Files[i]
+		if read := f.Read; read != nil {
+			f.Read = func(ctx context.Context) ([]byte, error) {
+				reads[f.Path]++
+				return read(ctx)
+			}
+		}
+	}
+	in := audit.Input{Policy: run.Policy, Scanner: run.Scanner, Sensitive: audit.SensitiveFile, Snapshot: &counted}
+	v, err := audit.Pack(ctx, run.Result.JSON, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Failed) > 0 {
+		t.Fatalf("a legitimate pack fails: %s", codes(v.Failed))
+	}
+	want := map[string]int{
+		"main.go":          0, // whole UTF-8 text: its own bytes
+		"store/store.go":   1, // over max_file_bytes: head and tail
+		"legacy/menu.txt":  1, // Latin-1
+		"legacy/notes.txt": 1, // UTF-16
+		"settings.py":      1, // a redacted secret
+	}
+	for path, n := range want {
+		if reads[path] != n {
+			t.Errorf("%s read %d times by the audit, want %d (all reads: %v)", path, reads[path], n, reads)
+		}
+	}
+
+	var q pack.Pack
+	if err := json.Unmarshal(run.Result.JSON, &q); err != nil {
+		t.Fatal(err)
+	}
+	var link *pack.File
+	for i := range counted.Files {
+		if counted.Files[i].Path == "link.go" {
+			link = &counted.Files[i]
+		}
+	}
+	if link == nil || link.Blob == "" || link.Read != nil {
+		t.Fatalf("the snapshot's link: %+v", link)
+	}
+	forged := q.Contents[0]
+	forged.ID, forged.Path, forged.Content = "link.go:1:1", "link.go", "main.go"
+	forged.SHA256, forged.Blob, forged.OriginalSizeBytes = sha(forged.Content), link.Blob, new(int64(len("main.go")))
+	forged.Truncated, forged.Redactions = false, []pack.Redaction{}
+	q.Contents = append(q.Contents, forged)
+	v, err = audit.Pack(ctx, refinalize(t, &q), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range v.Failed {
+		found = found || c.Code == audit.CodeBlobMismatch && strings.Contains(c.Message, "not a regular file")
+	}
+	if !found {
+		t.Errorf("an item forged from a symlink's blob passes the repository check (failed: %s)", codes(v.Failed))
+	}
+}
