@@ -286,3 +286,44 @@ func TestCacheMergesSegments(t *testing.T) {
 		}
 	}
 }
+
+// ScanSum keys the scan cache by the digest it is given, which is the one
+// Scan takes of the same bytes: each finds the other's entry, with the same
+// findings. A text an untrusted gitleaks:allow is masked in is another
+// text, keyed by its own digest whatever the caller's.
+func TestScanSumSharesScanKey(t *testing.T) {
+	ctx := context.Background()
+	path, content := cachedFixture()
+	f := secrettest.Make(42)
+	allowed := []byte("package x\n\nb := \"" + f.Stripe + "\" // gitleaks:allow\n")
+	plain, err := NewScanner(ScannerOptions{InlineAllow: func(string, string) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		content []byte
+	}{{"as is", content}, {"masked", allowed}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := plain.Scan(ctx, path, tc.content)
+			if err != nil || len(want) == 0 {
+				t.Fatalf("findings %v %v, want some", want, err)
+			}
+			s, err := NewScanner(ScannerOptions{CacheDir: t.TempDir(), InlineAllow: func(string, string) bool { return false }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.ScanSum(ctx, path, tc.content, sha256.Sum256(tc.content))
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("ScanSum: %+v %v, want %+v", got, err, want)
+			}
+			again, err := s.Scan(ctx, path, tc.content)
+			if err != nil || !reflect.DeepEqual(again, want) {
+				t.Fatalf("Scan after ScanSum: %+v %v, want %+v", again, err, want)
+			}
+			if n := s.scans.Load(); n != 1 {
+				t.Errorf("%d scans: Scan did not find ScanSum's entry", n)
+			}
+		})
+	}
+}

@@ -52,7 +52,7 @@ func PackDecoded(ctx context.Context, data []byte, in Input) (*Verdict, *pack.Pa
 		v.Fail(Check{Kind: KindValidation, Code: CodeSchemaInvalid, Message: "the pack is not a JSON pack document: " + err.Error()})
 		return v, nil, nil
 	}
-	a := &auditor{in: in, v: v, p: &p, data: data}
+	a := &auditor{in: in, v: v, p: &p, data: data, sums: make([]contentSum, len(p.KeyFiles)+len(p.Contents))}
 	a.chars = sync.OnceValue(func() int { return pack.RuneCount(data) })
 	// Two groups of checks side by side (a large pack's take ~100 ms
 	// each): the integrity and schema checks (the schema check reads what
@@ -97,6 +97,21 @@ type auditor struct {
 	canonical bool
 	// chars is the number of characters of data, counted once.
 	chars func() int
+	// sums are the sha256 of the items' contents, in items' order, each
+	// taken once by whichever check needs it first (integrity, secrets).
+	sums []contentSum
+}
+
+type contentSum struct {
+	once sync.Once
+	sum  [32]byte
+}
+
+// contentSum is the sha256 of it, the i-th item's content.
+func (a *auditor) contentSum(i int, it *pack.Item) [32]byte {
+	s := &a.sums[i]
+	s.once.Do(func() { s.sum = pack.SumString(it.Content) })
+	return s.sum
 }
 
 // failOn fails the check when the policy fails on cond, else warns.
@@ -130,8 +145,10 @@ func (a *auditor) integrity() {
 			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
 			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
 	}
+	i := 0
 	for it := range items(p) {
-		sum := pack.SumString(it.Content)
+		sum := a.contentSum(i, it)
+		i++
 		if got := hex.EncodeToString(sum[:]); got != it.SHA256 {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeContentMismatch,
 				Message: fmt.Sprintf("%s: content sha256 %s does not match the recorded %s", it.ID, got, it.SHA256),
@@ -194,7 +211,7 @@ func items(p *pack.Pack) iter.Seq[*pack.Item] {
 
 // secrets scans every string of the pack afresh.
 func (a *auditor) secrets(ctx context.Context) {
-	found, failed := PackSecrets(ctx, a.in.Scanner, a.p)
+	found, failed := packSecrets(ctx, a.in.Scanner, a.p, a.contentSum)
 	for _, c := range failed {
 		a.v.Fail(c)
 	}
@@ -210,14 +227,26 @@ func (a *auditor) secrets(ctx context.Context) {
 // finding (never the value); failed has one internal check per document the
 // scanner could not scan, which a caller must treat as a failure.
 func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (found, failed []Check) {
-	type doc struct{ where, path, text string }
+	return packSecrets(ctx, scanner, p, nil)
+}
+
+// packSecrets is PackSecrets; sum, when set, gives the sha256 of the i-th
+// item's content, for a pack.SumScanner.
+func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, sum func(i int, it *pack.Item) [32]byte) (found, failed []Check) {
+	type doc struct {
+		where, path, text string
+		item              int // the item's index in items' order, for a content
+		it                *pack.Item
+	}
 	var docs []doc
+	i := 0
 	for it := range items(p) {
-		docs = append(docs, doc{"content", it.Path, it.Content})
+		docs = append(docs, doc{where: "content", path: it.Path, text: it.Content, item: i, it: it})
+		i++
 	}
 	for _, c := range p.Changes {
 		if c.Diff != "" {
-			docs = append(docs, doc{"diff", c.Path, c.Diff})
+			docs = append(docs, doc{where: "diff", path: c.Path, text: c.Diff})
 		}
 	}
 	rest := *p
@@ -226,13 +255,18 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 	for i := range rest.Changes {
 		rest.Changes[i].Diff = ""
 	}
-	docs = append(docs, doc{"metadata", "(pack fields)", strings.Join(pack.Strings(&rest), "\n") + "\n"})
+	docs = append(docs, doc{where: "metadata", path: "(pack fields)", text: strings.Join(pack.Strings(&rest), "\n") + "\n"})
 	nameFound, nameFailed := packNames(ctx, scanner, p)
 	found, failed = append(found, nameFound...), append(failed, nameFailed...)
 	for _, d := range docs {
 		scan := scanner.Scan
 		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
 			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
+		}
+		if ss, ok := scanner.(pack.SumScanner); ok && d.it != nil && sum != nil {
+			scan = func(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
+				return ss.ScanSum(ctx, path, content, sum(d.item, d.it))
+			}
 		}
 		// The string's own bytes: a scanner never changes what it reads.
 		findings, err := scan(ctx, d.path, unsafe.Slice(unsafe.StringData(d.text), len(d.text)))

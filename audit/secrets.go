@@ -225,8 +225,19 @@ func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack
 	// Read in place, not copied: nothing of the text outlives the call
 	// (findings and cache entries hold offsets), and callers hand over
 	// content they do not change while it runs.
+	return s.scan(ctx, path, content, nil)
+}
+
+// ScanSum is Scan of content whose sha256 is sum (pack.SumScanner): the
+// scan cache's key is made from sum, the content not hashed again.
+func (s *Scanner) ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]pack.Finding, error) {
+	return s.scan(ctx, path, content, &sum)
+}
+
+// scan is Scan, with the content's sha256 when the caller has it.
+func (s *Scanner) scan(ctx context.Context, path string, content []byte, sum *[32]byte) ([]pack.Finding, error) {
 	text := unsafe.String(unsafe.SliceData(content), len(content))
-	raw, err := s.scanFragment(ctx, path, "", text)
+	raw, err := s.scanFragment(ctx, path, "", text, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +290,7 @@ func (s *Scanner) ScanCommit(ctx context.Context, commit, path string, lines []p
 			b.WriteByte('\n')
 		}
 		text := b.String()
-		raw, err := s.scanFragment(ctx, path, commit, text)
+		raw, err := s.scanFragment(ctx, path, commit, text, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -416,15 +427,21 @@ type rawFinding struct {
 }
 
 // scanFragment returns the findings of one fragment, from the cache when a
-// valid entry exists.
-func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string) ([]rawFinding, error) {
+// valid entry exists. sum, when set, is the sha256 of text.
+func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string, sum *[32]byte) ([]rawFinding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	text = s.maskAllow(path, text)
+	if masked := s.maskAllow(path, text); unsafe.StringData(masked) != unsafe.StringData(text) {
+		text, sum = masked, nil // another text: its own digest
+	}
 	var key string
 	if s.cache != nil {
-		key = s.cacheKey(path, commit, text)
+		if sum == nil {
+			d := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // read only: no copy of the text
+			sum = &d
+		}
+		key = s.cacheKey(path, commit, *sum)
 		var cached []rawFinding
 		if s.cache.Load(key, &cached) {
 			if validRaw(cached, text) {
@@ -447,8 +464,7 @@ func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string) (
 // cacheKey addresses a fragment's result: the content digest, the rules
 // digest and, because gitleaks' path and commit allowlists and path-only
 // rules make the result depend on them, the path and commit.
-func (s *Scanner) cacheKey(path, commit, text string) string {
-	content := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text))) // read only: no copy of the text
+func (s *Scanner) cacheKey(path, commit string, content [32]byte) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "ctxpack-scan-v2\x00%s\x00%s\x00%s\x00%s\x00%x",
 		s.rulesDigest, s.version, path, commit, content)

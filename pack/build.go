@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/ctxpack/ctxpack/internal/workers"
 	"github.com/ctxpack/ctxpack/lang"
@@ -566,7 +567,16 @@ func (b *builder) truncated(e *entry) (string, []span, bool) {
 // prepareContent truncates a candidate and applies the secret policy.
 func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	text, kept, truncated := b.truncated(e)
-	findings, err := b.opts.Scanner.Scan(ctx, e.file.Path, []byte(e.original))
+	// The text's own bytes (a scanner never changes what it reads), with
+	// their digest where the file's bytes are the text.
+	content := unsafe.Slice(unsafe.StringData(e.original), len(e.original))
+	var findings []Finding
+	var err error
+	if ss, ok := b.opts.Scanner.(SumScanner); ok && e.originalSum != nil {
+		findings, err = ss.ScanSum(ctx, e.file.Path, content, *e.originalSum)
+	} else {
+		findings, err = b.opts.Scanner.Scan(ctx, e.file.Path, content)
+	}
 	if err != nil {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}

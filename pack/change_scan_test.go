@@ -3,6 +3,7 @@ package pack_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ctxpack/ctxpack/audit"
+	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
@@ -486,5 +488,46 @@ func TestChangePackRescansAWholeTextOnlyWhenSent(t *testing.T) {
 		if r.Path == "README.md" && (r.Redactions != 2 || !slices.Equal(r.RuleIDs, []string{"fake-secret", "revealed"})) {
 			t.Errorf("README.md's ledger row: %d redactions, rules %q; want 2, [fake-secret revealed]", r.Redactions, r.RuleIDs)
 		}
+	}
+}
+
+// summingScanner is a recordingScanner that is also a pack.SumScanner: it
+// records the paths it was handed a digest for, and any digest that is not
+// the content's.
+type summingScanner struct {
+	recordingScanner
+	summed, wrong map[string]bool
+}
+
+func (s *summingScanner) ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]pack.Finding, error) {
+	s.mu.Lock()
+	s.summed[path] = true
+	if sum != sha256.Sum256(content) {
+		s.wrong[path] = true
+	}
+	s.mu.Unlock()
+	return s.Scan(ctx, path, content)
+}
+
+// The builder hands a pack.SumScanner the digest of a file it read as it
+// is (UTF-8), which it took reading it; a file decoded from another
+// encoding is another text, scanned without one.
+func TestBuildHandsTheScannerTheFilesDigest(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("main.go", "package main\n\nfunc main() {}\n")
+	g.WriteBytes("legacy/menu.txt", []byte("caf\xe9 cr\xe8me\n"))
+	g.Commit("base")
+	g.Write("main.go", "package main\n\nfunc main() { println(1) }\n")
+	g.WriteBytes("legacy/menu.txt", []byte("caf\xe9 cr\xe8me\nna\xefve\n"))
+	g.Commit("change")
+	sc := &summingScanner{recordingScanner{scanned: map[string]int{}}, map[string]bool{}, map[string]bool{}}
+	if _, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"}); err != nil {
+		t.Fatal(err)
+	}
+	if !sc.summed["main.go"] || sc.summed["legacy/menu.txt"] || sc.scanned["legacy/menu.txt"] == 0 {
+		t.Errorf("handed a digest for %v; scanned %v", sc.summed, sc.scanned)
+	}
+	if len(sc.wrong) > 0 {
+		t.Errorf("a digest that is not the content's: %v", sc.wrong)
 	}
 }

@@ -12,6 +12,14 @@ type SecretScanner interface {
 	Scan(ctx context.Context, path string, content []byte) ([]Finding, error)
 }
 
+// SumScanner is a SecretScanner that can be handed the sha256 of what it
+// scans, which the caller has already (the builder from reading the file,
+// the audit from checking the item), so that it is not hashed again (a
+// scan cache is keyed by it). sum must be the sha256 of content.
+type SumScanner interface {
+	ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]Finding, error)
+}
+
 // Finding is one secret: where it is and which rule found it. It never holds
 // the secret's value, only the byte span to redact.
 type Finding struct {

@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 
@@ -319,5 +321,52 @@ func TestAuditReadsOnlyTransformedFiles(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("an item forged from a symlink's blob passes the repository check (failed: %s)", codes(v.Failed))
+	}
+}
+
+// checkingScanner hands every scan to a scanner, and records the contents
+// it was handed a digest for and any digest that is not the content's.
+type checkingScanner struct {
+	*audit.Scanner
+	mu            sync.Mutex
+	summed, wrong map[string]bool
+}
+
+func (s *checkingScanner) ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]pack.Finding, error) {
+	s.mu.Lock()
+	s.summed[path] = true
+	if sum != sha256.Sum256(content) {
+		s.wrong[path] = true
+	}
+	s.mu.Unlock()
+	return s.Scanner.ScanSum(ctx, path, content, sum)
+}
+
+// The audit hands its scanner the digest of each item's content, the one
+// its integrity check takes: each item's own.
+func TestAuditHandsTheScannerEachItemsDigest(t *testing.T) {
+	g := rederiveRepo(t, secrettest.NewGen(810).Str(secrettest.Alnum, 14))
+	ctx := context.Background()
+	run, err := Execute(ctx, PackOptions{Dir: g.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &checkingScanner{Scanner: run.Scanner, summed: map[string]bool{}, wrong: map[string]bool{}}
+	v, err := audit.Pack(ctx, run.Result.JSON, audit.Input{Policy: run.Policy, Scanner: sc, Sensitive: audit.SensitiveFile, Snapshot: run.Snapshot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Failed) > 0 {
+		t.Fatalf("a legitimate pack fails: %s", codes(v.Failed))
+	}
+	items := 0
+	for _, it := range append(append([]pack.Item{}, run.Result.Pack.KeyFiles...), run.Result.Pack.Contents...) {
+		items++
+		if !sc.summed[it.Path] {
+			t.Errorf("%s: scanned without its digest", it.Path)
+		}
+	}
+	if items < 5 || len(sc.wrong) > 0 {
+		t.Errorf("%d items; digests that are not the content's: %v", items, sc.wrong)
 	}
 }
