@@ -3,7 +3,10 @@ package audit
 import (
 	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
+
+	"github.com/pjbgf/sha1cd"
 )
 
 // sha1Blob is git's object id of a blob with this content.
@@ -22,4 +25,19 @@ func gitBlobSHA256(data []byte) []byte {
 	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
 	h.Write(data)
 	return h.Sum(nil)
+}
+
+// provenBlobID is gitBlobID(data, idLen) where the id alone may stand for
+// the bytes: ok is false when the SHA-1 of data shows a collision attack,
+// as git's own hashing (sha1dc) shows and refuses it, so that bytes made
+// to share a blob id with a file are never taken for the file's.
+func provenBlobID(data []byte, idLen int) (id string, ok bool) {
+	if idLen == 64 {
+		return hex.EncodeToString(gitBlobSHA256(data)), true
+	}
+	h := sha1cd.New().(sha1cd.CollisionResistantHash)
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	sum, collision := h.CollisionResistantSum(nil)
+	return hex.EncodeToString(sum), !collision
 }

@@ -505,7 +505,7 @@ func (a *auditor) repository(ctx context.Context) {
 			}
 			return d, false, true
 		}
-		if d := contentAsBlob(it, f); d != nil {
+		if d := contentAsBlob(it, f, provenBlobID); d != nil {
 			return d, true, true
 		}
 		if f.Read == nil {
@@ -599,18 +599,21 @@ func (a *auditor) repository(ctx context.Context) {
 // it is compared with has 64 digits (a SHA-256 repository), else SHA-1.
 // contentAsBlob is the bytes of the item's content when they are the
 // whole blob that the repository state names for its file, a regular file
-// (f.Read set), f.Blob, and that the item names too: nil otherwise. Such an item is re-derived from its
-// own bytes, which are the file's, without reading the file again (a full
-// pack's items are most of them: 10,000 files read a second time). Only an
-// item that says it is the file as it is (UTF-8, whole, nothing redacted)
-// is hashed for it; whatever it says, its bytes are the blob's only if
-// their blob id is, and the re-derivation checks the rest as for any item.
-func contentAsBlob(it *pack.Item, f *pack.File) []byte {
+// (f.Read set), f.Blob, and that the item names too: nil otherwise. Such
+// an item is re-derived from its own bytes, which are the file's, without
+// reading the file again (a full pack's items are most of them: 10,000
+// files read a second time). Only an item that says it is the file as it
+// is (UTF-8, whole, nothing redacted) is hashed for it; whatever it says,
+// its bytes are the blob's only if their blob id is, by a hash that shows
+// a SHA-1 collision attack (idOf, provenBlobID: bytes that collide with
+// the file's are read against the file), and the re-derivation checks the
+// rest as for any item.
+func contentAsBlob(it *pack.Item, f *pack.File, idOf func(data []byte, idLen int) (string, bool)) []byte {
 	if f.Read == nil || f.Blob == "" || it.Blob != f.Blob || it.Encoding != pack.EncUTF8 || it.Truncated || len(it.Redactions) > 0 {
 		return nil
 	}
 	d := unsafe.Slice(unsafe.StringData(it.Content), len(it.Content)) // read only
-	if gitBlobID(d, len(f.Blob)) != f.Blob {
+	if id, ok := idOf(d, len(f.Blob)); !ok || id != f.Blob {
 		return nil
 	}
 	return d
