@@ -597,6 +597,14 @@ func (a *auditor) repository(ctx context.Context) {
 
 // gitBlobID is git's id of a blob with this content: SHA-256 when the id
 // it is compared with has 64 digits (a SHA-256 repository), else SHA-1.
+func gitBlobID(data []byte, idLen int) string {
+	if idLen == 64 {
+		return hex.EncodeToString(gitBlobSHA256(data))
+	}
+	h := sha1Blob(data)
+	return hex.EncodeToString(h[:])
+}
+
 // contentAsBlob is the bytes of the item's content when they are the
 // whole blob that the repository state names for its file, a regular file
 // (f.Read set), f.Blob, and that the item names too: nil otherwise. Such
@@ -617,12 +625,4 @@ func contentAsBlob(it *pack.Item, f *pack.File, idOf func(data []byte, idLen int
 		return nil
 	}
 	return d
-}
-
-func gitBlobID(data []byte, idLen int) string {
-	if idLen == 64 {
-		return hex.EncodeToString(gitBlobSHA256(data))
-	}
-	h := sha1Blob(data)
-	return hex.EncodeToString(h[:])
 }

@@ -222,9 +222,6 @@ func (s *Scanner) CacheStats() CacheStats {
 // An error means the scan did not complete (cancelled context, internal
 // failure); partial results are never returned as complete.
 func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
-	// Read in place, not copied: nothing of the text outlives the call
-	// (findings and cache entries hold offsets), and callers hand over
-	// content they do not change while it runs.
 	return s.scan(ctx, path, content, nil)
 }
 
@@ -236,6 +233,9 @@ func (s *Scanner) ScanSum(ctx context.Context, path string, content []byte, sum 
 
 // scan is Scan, with the content's sha256 when the caller has it.
 func (s *Scanner) scan(ctx context.Context, path string, content []byte, sum *[32]byte) ([]pack.Finding, error) {
+	// Read in place, not copied: nothing of the text outlives the call
+	// (findings and cache entries hold offsets), and callers hand over
+	// content they do not change while it runs.
 	text := unsafe.String(unsafe.SliceData(content), len(content))
 	raw, err := s.scanFragment(ctx, path, "", text, sum)
 	if err != nil {
