@@ -26,18 +26,19 @@ func AllowLine(line string) string {
 // maskAllow keeps AllowSignature only on the lines the scanner's
 // InlineAllow trusts (all of them when it has none): a change may not
 // switch off the check of a secret it adds by commenting the line, any
-// more than by editing .gitleaksignore.
-func (s *Scanner) maskAllow(path, text string) string {
+// more than by editing .gitleaksignore. masked reports whether a line was
+// changed (the text is then another, with a digest of its own).
+func (s *Scanner) maskAllow(path, text string) (out string, masked bool) {
 	if s.inlineAllow == nil || !strings.Contains(text, AllowSignature) {
-		return text
+		return text, false
 	}
 	var b strings.Builder
 	b.Grow(len(text))
 	for line := range strings.SplitAfterSeq(text, "\n") {
 		if strings.Contains(line, AllowSignature) && !s.inlineAllow(path, AllowLine(line)) {
-			line = strings.ReplaceAll(line, AllowSignature, maskedAllow)
+			line, masked = strings.ReplaceAll(line, AllowSignature, maskedAllow), true
 		}
 		b.WriteString(line)
 	}
-	return b.String()
+	return b.String(), masked
 }

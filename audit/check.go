@@ -145,10 +145,8 @@ func (a *auditor) integrity() {
 			Message: fmt.Sprintf("budget.used_chars says %d but the pack has %d characters", p.Budget.UsedChars, n),
 			Details: map[string]any{"used_chars": p.Budget.UsedChars, "actual": n}})
 	}
-	i := 0
-	for it := range items(p) {
+	for i, it := range items(p) {
 		sum := a.contentSum(i, it)
-		i++
 		if got := hex.EncodeToString(sum[:]); got != it.SHA256 {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeContentMismatch,
 				Message: fmt.Sprintf("%s: content sha256 %s does not match the recorded %s", it.ID, got, it.SHA256),
@@ -197,13 +195,15 @@ func validateDocument(p *pack.Pack) error {
 
 // items yields the key files and then the other contents of p, in place:
 // each check walks them, and a large pack has thousands.
-func items(p *pack.Pack) iter.Seq[*pack.Item] {
-	return func(yield func(*pack.Item) bool) {
+func items(p *pack.Pack) iter.Seq2[int, *pack.Item] {
+	return func(yield func(int, *pack.Item) bool) {
+		n := 0
 		for _, list := range [][]pack.Item{p.KeyFiles, p.Contents} {
 			for i := range list {
-				if !yield(&list[i]) {
+				if !yield(n, &list[i]) {
 					return
 				}
+				n++
 			}
 		}
 	}
@@ -239,10 +239,8 @@ func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, 
 		it                *pack.Item
 	}
 	var docs []doc
-	i := 0
-	for it := range items(p) {
+	for i, it := range items(p) {
 		docs = append(docs, doc{where: "content", path: it.Path, text: it.Content, item: i, it: it})
-		i++
 	}
 	for _, c := range p.Changes {
 		if c.Diff != "" {
@@ -300,7 +298,7 @@ func packNames(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) (f
 			set[c.OldPath] = true
 		}
 	}
-	for it := range items(p) {
+	for _, it := range items(p) {
 		set[it.Path] = true
 	}
 	paths := make([]string, 0, len(set))
@@ -349,7 +347,7 @@ func (a *auditor) paths(ctx context.Context) {
 		}
 		a.failOn(policy.FailForbiddenContent, c)
 	}
-	for it := range items(a.p) {
+	for _, it := range items(a.p) {
 		check(it.Path, "content")
 	}
 	for _, c := range a.p.Changes {
@@ -370,7 +368,7 @@ func (a *auditor) sizes() {
 	}
 	var content int64
 	its := items(a.p)
-	for it := range its {
+	for _, it := range its {
 		content += int64(len(it.Content))
 		limit := l.MaxFileBytes
 		if it.Importance != "" && limit > pack.KeyFileMaxBytes {
@@ -390,7 +388,7 @@ func (a *auditor) sizes() {
 	}
 	// A change pack may send several regions of one file: files count once.
 	withContent := map[string]bool{}
-	for it := range its {
+	for _, it := range its {
 		withContent[it.Path] = true
 	}
 	if len(withContent) > l.MaxFiles {
@@ -490,7 +488,7 @@ func (a *auditor) repository(ctx context.Context) {
 	// Each file is read once, and let go after its last item: a full
 	// pack's files are not all held at once.
 	uses := map[string]int{}
-	for it := range items(a.p) {
+	for _, it := range items(a.p) {
 		uses[it.Path]++
 	}
 	data := map[string][]byte{}
@@ -524,7 +522,7 @@ func (a *auditor) repository(ctx context.Context) {
 		}
 		return d, false, true
 	}
-	for it := range items(a.p) {
+	for _, it := range items(a.p) {
 		f, ok := files[it.Path]
 		if !ok {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,

@@ -17,7 +17,7 @@ import (
 // anyone holding the pack could confirm a guess of the secret offline.
 func (a *auditor) originals() {
 	secret := map[string]bool{}
-	for it := range items(a.p) {
+	for _, it := range items(a.p) {
 		if len(it.Redactions) > 0 || it.OriginalWithheld != "" {
 			secret[it.Path] = true
 		}
@@ -38,7 +38,7 @@ func (a *auditor) originals() {
 		}
 	}
 	published := map[string][]string{}
-	for it := range items(a.p) {
+	for _, it := range items(a.p) {
 		if secret[it.Path] && it.Blob != "" {
 			published[it.Path] = append(published[it.Path], "blob id (item "+it.ID+")")
 		}
