@@ -400,6 +400,13 @@ func TestRootReadRegular(t *testing.T) {
 		if want := []int64{3, 3, 3, 100, 100}; !slices.Equal(asked, want) {
 			t.Errorf("sizes asked about: %v, want %v (regular files only)", asked, want)
 		}
+		// Without a size test, any size; a symlink is refused all the same.
+		if data, err := r.ReadRegular("big", nil, nil); err != nil || len(data) != 100 {
+			t.Errorf("big, any size: %d bytes, %v", len(data), err)
+		}
+		if _, err := r.ReadRegular("link", nil, nil); err == nil || !strings.Contains(err.Error(), "a symlink, not followed") {
+			t.Errorf("link, any size: %v, want it refused", err)
+		}
 	})
 }
 
