@@ -3,9 +3,10 @@ package pack
 import (
 	"encoding/json"
 	"reflect"
+	"testing"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"testing"
 )
 
 // unmarshalCases are bytes where the strict decoder and encoding/json could
@@ -65,4 +66,27 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkUnmarshal(t, data)
 	})
+}
+
+// TestUnmarshalSharesData: a string without an escape is the bytes of data
+// between its quotes, not a copy; one with an escape is its own.
+func TestUnmarshalSharesData(t *testing.T) {
+	data := []byte(`{"pack_id":"pk_x","contents":[{"path":"src/a.go","content":"one line","sha256":""},{"path":"b","content":"x\ny"}]}`)
+	var p Pack
+	if err := Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	within := func(s string) bool {
+		at := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+		return at >= start && at+uintptr(len(s)) <= start+uintptr(len(data))
+	}
+	for _, s := range []string{p.PackID, p.Contents[0].Path, p.Contents[0].Content} {
+		if !within(s) {
+			t.Errorf("%q is a copy, not the pack bytes' own", s)
+		}
+	}
+	if got := p.Contents[1].Content; got != "x\ny" || within(got) {
+		t.Errorf("an escaped string: %q (in data: %v), want its own \"x\\ny\"", got, within(got))
+	}
 }
