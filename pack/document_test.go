@@ -221,5 +221,11 @@ func TestStringsIsTheSerialization(t *testing.T) {
 		if got := Strings(v); !slices.Equal(got, want) {
 			t.Errorf("%s: Strings = %q, want %q", name, got, want)
 		}
+		// A pack Document covers is listed in parts, never whole.
+		if p, ok := v.(*Pack); ok && p != nil && name != "not UTF-8" {
+			if got, err := packStrings(p); err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s: packStrings = %q, %v; want %q", name, got, err, want)
+			}
+		}
 	}
 }
