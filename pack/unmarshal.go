@@ -21,8 +21,9 @@ import (
 // its errors.
 //
 // A string without an escape is not copied: p's strings share data's
-// memory (a large pack's contents are then held once, in its bytes, not
-// twice), so data must not change while p is in use.
+// memory (a large pack's paths, ids and digests are held once, in its
+// bytes; its contents, whose newlines are escapes, are still copied), so
+// data must not change while p is in use.
 func Unmarshal(data []byte, p *Pack) error {
 	if err := jsonv2.Unmarshal(data, p, jsonv2.RejectUnknownMembers(true), sharedStrings); err == nil {
 		return nil
