@@ -235,12 +235,16 @@ func PackSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack) 
 func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, sum func(i int, it *pack.Item) [32]byte) (found, failed []Check) {
 	type doc struct {
 		where, path, text string
-		item              int // the item's index in items' order, for a content
-		it                *pack.Item
+		sum               *[32]byte // the text's sha256, when known
 	}
 	var docs []doc
 	for i, it := range items(p) {
-		docs = append(docs, doc{where: "content", path: it.Path, text: it.Content, item: i, it: it})
+		d := doc{where: "content", path: it.Path, text: it.Content}
+		if sum != nil {
+			s := sum(i, it)
+			d.sum = &s
+		}
+		docs = append(docs, d)
 	}
 	for _, c := range p.Changes {
 		if c.Diff != "" {
@@ -257,17 +261,15 @@ func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, 
 	nameFound, nameFailed := packNames(ctx, scanner, p)
 	found, failed = append(found, nameFound...), append(failed, nameFailed...)
 	for _, d := range docs {
-		scan := scanner.Scan
-		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
-			scan = ds.ScanDiff // a diff's lines read as the file's, at the file's lines
-		}
-		if ss, ok := scanner.(pack.SumScanner); ok && d.it != nil && sum != nil {
-			scan = func(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
-				return ss.ScanSum(ctx, path, content, sum(d.item, d.it))
-			}
-		}
 		// The string's own bytes: a scanner never changes what it reads.
-		findings, err := scan(ctx, d.path, unsafe.Slice(unsafe.StringData(d.text), len(d.text)))
+		text := unsafe.Slice(unsafe.StringData(d.text), len(d.text))
+		var findings []pack.Finding
+		var err error
+		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
+			findings, err = ds.ScanDiff(ctx, d.path, text) // a diff's lines read as the file's, at the file's lines
+		} else {
+			findings, err = pack.ScanWithSum(ctx, scanner, d.path, text, d.sum)
+		}
 		if err != nil {
 			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
 				Message: fmt.Sprintf("the secret scanner could not scan %s (%s): %v", d.path, d.where, err),

@@ -570,13 +570,7 @@ func (b *builder) prepareContent(ctx context.Context, e *entry) error {
 	// The text's own bytes (a scanner never changes what it reads), with
 	// their digest where the file's bytes are the text.
 	content := unsafe.Slice(unsafe.StringData(e.original), len(e.original))
-	var findings []Finding
-	var err error
-	if ss, ok := b.opts.Scanner.(SumScanner); ok && e.originalSum != nil {
-		findings, err = ss.ScanSum(ctx, e.file.Path, content, *e.originalSum)
-	} else {
-		findings, err = b.opts.Scanner.Scan(ctx, e.file.Path, content)
-	}
+	findings, err := ScanWithSum(ctx, b.opts.Scanner, e.file.Path, content, e.originalSum)
 	if err != nil {
 		return fmt.Errorf("secret scan of %s: %w", e.file.Path, err)
 	}

@@ -20,6 +20,15 @@ type SumScanner interface {
 	ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]Finding, error)
 }
 
+// ScanWithSum is s.Scan of content, handing sum (the sha256 of content,
+// nil when the caller has none) to a SumScanner.
+func ScanWithSum(ctx context.Context, s SecretScanner, path string, content []byte, sum *[32]byte) ([]Finding, error) {
+	if ss, ok := s.(SumScanner); ok && sum != nil {
+		return ss.ScanSum(ctx, path, content, *sum)
+	}
+	return s.Scan(ctx, path, content)
+}
+
 // Finding is one secret: where it is and which rule found it. It never holds
 // the secret's value, only the byte span to redact.
 type Finding struct {
