@@ -3,7 +3,6 @@ package pack_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
+	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 	"github.com/ctxpack/ctxpack/source"
@@ -492,20 +492,14 @@ func TestChangePackRescansAWholeTextOnlyWhenSent(t *testing.T) {
 }
 
 // summingScanner is a recordingScanner that is also a pack.SumScanner: it
-// records the paths it was handed a digest for, and any digest that is not
-// the content's.
+// notes the digests it is handed.
 type summingScanner struct {
 	recordingScanner
-	summed, wrong map[string]bool
+	digests secrettest.Digests
 }
 
 func (s *summingScanner) ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]pack.Finding, error) {
-	s.mu.Lock()
-	s.summed[path] = true
-	if sum != sha256.Sum256(content) {
-		s.wrong[path] = true
-	}
-	s.mu.Unlock()
+	s.digests.Note(path, content, sum)
 	return s.Scan(ctx, path, content)
 }
 
@@ -520,14 +514,14 @@ func TestBuildHandsTheScannerTheFilesDigest(t *testing.T) {
 	g.Write("main.go", "package main\n\nfunc main() { println(1) }\n")
 	g.WriteBytes("legacy/menu.txt", []byte("caf\xe9 cr\xe8me\nna\xefve\n"))
 	g.Commit("change")
-	sc := &summingScanner{recordingScanner{scanned: map[string]int{}}, map[string]bool{}, map[string]bool{}}
+	sc := &summingScanner{recordingScanner: recordingScanner{scanned: map[string]int{}}}
 	if _, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"}); err != nil {
 		t.Fatal(err)
 	}
-	if !sc.summed["main.go"] || sc.summed["legacy/menu.txt"] || sc.scanned["legacy/menu.txt"] == 0 {
-		t.Errorf("handed a digest for %v; scanned %v", sc.summed, sc.scanned)
+	if !sc.digests.Summed["main.go"] || sc.digests.Summed["legacy/menu.txt"] || sc.scanned["legacy/menu.txt"] == 0 {
+		t.Errorf("handed a digest for %v; scanned %v", sc.digests.Summed, sc.scanned)
 	}
-	if len(sc.wrong) > 0 {
-		t.Errorf("a digest that is not the content's: %v", sc.wrong)
+	if len(sc.digests.Wrong) > 0 {
+		t.Errorf("a digest that is not the content's: %v", sc.digests.Wrong)
 	}
 }

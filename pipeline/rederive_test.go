@@ -2,11 +2,9 @@ package pipeline
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"unicode/utf16"
 
@@ -324,21 +322,15 @@ func TestAuditReadsOnlyTransformedFiles(t *testing.T) {
 	}
 }
 
-// checkingScanner hands every scan to a scanner, and records the contents
-// it was handed a digest for and any digest that is not the content's.
+// checkingScanner hands every scan to a scanner, and notes the digests it
+// is handed.
 type checkingScanner struct {
 	*audit.Scanner
-	mu            sync.Mutex
-	summed, wrong map[string]bool
+	digests secrettest.Digests
 }
 
 func (s *checkingScanner) ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]pack.Finding, error) {
-	s.mu.Lock()
-	s.summed[path] = true
-	if sum != sha256.Sum256(content) {
-		s.wrong[path] = true
-	}
-	s.mu.Unlock()
+	s.digests.Note(path, content, sum)
 	return s.Scanner.ScanSum(ctx, path, content, sum)
 }
 
@@ -351,7 +343,7 @@ func TestAuditHandsTheScannerEachItemsDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := &checkingScanner{Scanner: run.Scanner, summed: map[string]bool{}, wrong: map[string]bool{}}
+	sc := &checkingScanner{Scanner: run.Scanner}
 	v, err := audit.Pack(ctx, run.Result.JSON, audit.Input{Policy: run.Policy, Scanner: sc, Sensitive: audit.SensitiveFile, Snapshot: run.Snapshot})
 	if err != nil {
 		t.Fatal(err)
@@ -362,11 +354,11 @@ func TestAuditHandsTheScannerEachItemsDigest(t *testing.T) {
 	items := 0
 	for _, it := range append(append([]pack.Item{}, run.Result.Pack.KeyFiles...), run.Result.Pack.Contents...) {
 		items++
-		if !sc.summed[it.Path] {
+		if !sc.digests.Summed[it.Path] {
 			t.Errorf("%s: scanned without its digest", it.Path)
 		}
 	}
-	if items < 5 || len(sc.wrong) > 0 {
-		t.Errorf("%d items; digests that are not the content's: %v", items, sc.wrong)
+	if items < 5 || len(sc.digests.Wrong) > 0 {
+		t.Errorf("%d items; digests that are not the content's: %v", items, sc.digests.Wrong)
 	}
 }

@@ -5,9 +5,11 @@
 package secrettest
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"math/rand/v2"
 	"strings"
+	"sync"
 )
 
 // Character sets of the generated values.
@@ -67,5 +69,26 @@ func Make(seed uint64) Fake {
 		DBPassword: g.Str(alnum, 14),
 		RSAKey:     pem("RSA", 12),
 		OpenSSHKey: pem("OPENSSH", 6),
+	}
+}
+
+// Digests records, for a test double of a scanner that is handed digests
+// (pack.SumScanner), each path it was handed one for and each path whose
+// digest was not the sha256 of its content. The zero Digests is ready.
+type Digests struct {
+	mu            sync.Mutex
+	Summed, Wrong map[string]bool
+}
+
+// Note records that content at path was handed with sum.
+func (d *Digests) Note(path string, content []byte, sum [32]byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.Summed == nil {
+		d.Summed, d.Wrong = map[string]bool{}, map[string]bool{}
+	}
+	d.Summed[path] = true
+	if sum != sha256.Sum256(content) {
+		d.Wrong[path] = true
 	}
 }
