@@ -327,3 +327,116 @@ func TestScanSumSharesScanKey(t *testing.T) {
 		})
 	}
 }
+
+// cacheKey is a key of the cache's form for i.
+func cacheKey(i int) string {
+	s := sha256.Sum256([]byte{byte(i)})
+	return hex.EncodeToString(s[:])
+}
+
+// A cache read from disk verifies a line when its key is looked up, not
+// before: a run that asks for one entry decodes one, however many the
+// segments hold. The last line of a key that verifies is its entry, those
+// after it count as corrupt; keys never looked up survive a merge.
+func TestCacheVerifiesOnLookup(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10
+	for i := range n {
+		if err := c.Store(cacheKey(i), []int{i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	files := cacheFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("segments %v", files)
+	}
+	// A newer line for key 3 whose value does not match its checksum, and
+	// a line that names no key.
+	bad := fmt.Sprintf(`{"format":1,"key":"%s","sum":"%s","value":[33]}`+"\n", cacheKey(3), valueSum([]byte("[3]")))
+	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(bad + "not json\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	fresh, _ := OpenCache(dir)
+	var got []int
+	if !fresh.Load(cacheKey(0), &got) || !reflect.DeepEqual(got, []int{0}) {
+		t.Fatalf("key 0: %v", got)
+	}
+	if len(fresh.entries) != 1 || len(fresh.lines) != n-1 {
+		t.Errorf("after one lookup: %d entries verified, %d keys' lines left; want 1 and %d", len(fresh.entries), len(fresh.lines), n-1)
+	}
+	if st := fresh.Stats(); st.Corrupt != 1 { // the line without a key
+		t.Errorf("corrupt %d before key 3 is looked up, want 1", st.Corrupt)
+	}
+	got = nil
+	if !fresh.Load(cacheKey(3), &got) || !reflect.DeepEqual(got, []int{3}) {
+		t.Errorf("key 3: %v, want the older line's [3]", got)
+	}
+	if st := fresh.Stats(); st.Corrupt != 2 || st.Hits != 2 {
+		t.Errorf("stats %+v, want 2 corrupt, 2 hits", st)
+	}
+
+	// Keys a process never looked up are kept when it merges.
+	merging, _ := OpenCache(dir)
+	for i := n; i < n+cacheMaxSegments; i++ { // with the segment read, one over the most
+		if err := merging.Store(cacheKey(i), []int{i}); err != nil {
+			t.Fatal(err)
+		}
+		if err := merging.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if files := cacheFiles(t, dir); len(files) != 1 {
+		t.Fatalf("%d segments after merging, want 1", len(files))
+	}
+	after, _ := OpenCache(dir)
+	for i := 0; i < n+cacheMaxSegments; i++ {
+		got = nil
+		if !after.Load(cacheKey(i), &got) || !reflect.DeepEqual(got, []int{i}) {
+			t.Errorf("key %d after the merge: %v", i, got)
+		}
+	}
+}
+
+// FuzzCacheSegment reads any bytes as a segment: nothing panics, and an
+// entry found is one a line holds whole for its key.
+func FuzzCacheSegment(f *testing.F) {
+	f.Add([]byte(fmt.Sprintf(`{"format":1,"key":"%s","sum":"%s","value":[1]}`+"\n", cacheKey(1), valueSum([]byte("[1]")))))
+	f.Add([]byte(`{"format":1,"key":"` + strings.Repeat("a", 64) + "\"\n\n{}\n"))
+	f.Add([]byte("{\"key\":\"" + cacheKey(2) + "\",\"format\":1}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "x"+segmentExt), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := OpenCache(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := []string{cacheKey(1), cacheKey(2), strings.Repeat("a", 64)}
+		c.mu.Lock()
+		c.load()
+		for k := range c.lines {
+			keys = append(keys, k)
+		}
+		c.mu.Unlock()
+		for _, k := range keys {
+			var v any
+			if c.Load(k, &v) && !strings.Contains(string(data), k) {
+				t.Errorf("key %s found in a segment that does not hold it", k)
+			}
+		}
+	})
+}
