@@ -323,6 +323,9 @@ func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, er
 			fi, err := os.Lstat(filepath.Join(b.root, filepath.FromSlash(e.Name)))
 			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
 				inodeUnchanged(fi, e.Inode, e.CreatedAt) && beforeIndex(e.ModifiedAt, written)
+			if err == nil {
+				ie.Info = fi
+			}
 		}
 		out = append(out, ie)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -73,6 +74,11 @@ type indexEntry struct {
 	// index's content and mode (git status, or matching stat data), so it
 	// need not be read and hashed.
 	Clean bool
+	// Info is the work tree's file as the backend found it (os.Lstat,
+	// for the comparison with the index's stat data), nil when it did
+	// not look or found none: the snapshot's entry takes its size and
+	// mode from it instead of asking again.
+	Info fs.FileInfo
 }
 
 // ref is a reference that names an object directly.

@@ -156,12 +156,16 @@ func (r *Repo) trackedFile(e indexEntry) (*pack.File, *side, error) {
 		}
 		return f, &side{path: name, mode: e.Mode, id: e.ID}, nil
 	}
-	fi, err := os.Lstat(abs)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("stat %s: %w", e.Path, err)
+	fi := e.Info
+	var err error
+	if fi == nil {
+		fi, err = os.Lstat(abs)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscallENOTDIR) {
+			return nil, nil, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("stat %s: %w", e.Path, err)
+		}
 	}
 	f := &pack.File{Path: name, Size: fi.Size(), Mode: diskMode(fi)}
 	s := &side{path: name, disk: e.Path, mode: fileMode(f.Mode)}

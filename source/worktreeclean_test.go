@@ -160,3 +160,37 @@ func TestIndexedReaderHashesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTrackedFileTakesBackendStat: go-git's listing looks at each tracked
+// file once (os.Lstat, against the index's stat data) and the snapshot's
+// entry takes its size and mode from that look instead of asking the
+// file system again; an entry without one (a file the listing did not
+// find, or the CLI's, which asks git status) is looked at then.
+func TestTrackedFileTakesBackendStat(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "twelve bytes")
+	g.Commit("init")
+	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	entries, _, err := r.worktreeBackend().worktree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Info == nil || entries[0].Info.Size() != 12 {
+		t.Fatalf("entries %+v: want a.txt with the listing's look at it (12 bytes)", entries)
+	}
+	e := entries[0]
+	// The file grows after the listing: the entry says what was listed.
+	g.Write("a.txt", "twenty-one bytes now")
+	f, _, err := r.trackedFile(e)
+	if err != nil || f == nil || f.Size != 12 {
+		t.Fatalf("tracked file %+v, %v: want the listing's 12 bytes", f, err)
+	}
+	e.Info = nil
+	if f, _, err = r.trackedFile(e); err != nil || f == nil || f.Size != 20 {
+		t.Fatalf("tracked file %+v, %v: want the file's 20 bytes, looked at now", f, err)
+	}
+}
