@@ -1,6 +1,10 @@
 package lang
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,6 +168,58 @@ func Extract(p, text string) *Facts {
 	f.Frameworks = SortedSet(f.Frameworks)
 	sortSignals(f)
 	return f
+}
+
+// Imports is Extract(p, text).Imports, for a caller that needs nothing
+// else of the file (a pack item names its file's imports): a Go file's
+// import declarations are parsed alone (parser.ImportsOnly), not the
+// whole file with its comments. A Go file that says import after its
+// other declarations (a syntax error, which the whole parse still reads
+// imports from) and every other language take Extract. Config files of a
+// hugo range (40 and 29 KB of Go, among 8): ~5 ms of extraction for 8
+// lists of imports.
+func Imports(p, text string) []string {
+	if langOf(p) != LangGo || len(text) > extractMaxBytes {
+		return Extract(p, text).Imports
+	}
+	fset := token.NewFileSet()
+	file, _ := parser.ParseFile(fset, p, text, parser.ImportsOnly|parser.SkipObjectResolution)
+	if file == nil || lateImport(fset, file, text) {
+		return Extract(p, text).Imports
+	}
+	var out []string
+	for _, spec := range file.Imports {
+		if imp, err := strconv.Unquote(spec.Path.Value); err == nil && imp != "" {
+			out = append(out, imp)
+		}
+	}
+	return Dedupe(out)
+}
+
+// lateImport reports whether text has an import keyword after what the
+// imports-only parse of file read.
+func lateImport(fset *token.FileSet, file *ast.File, text string) bool {
+	from := 0
+	if n := len(file.Decls); n > 0 {
+		from = fset.Position(file.Decls[n-1].End()).Offset
+	} else if file.Name != nil {
+		from = fset.Position(file.Name.End()).Offset
+	}
+	if from <= 0 || from > len(text) {
+		return true // nothing known was read: let the whole parse decide
+	}
+	rest := text[from:]
+	var sc scanner.Scanner
+	sc.Init(token.NewFileSet().AddFile("", -1, len(rest)), []byte(rest), nil, 0)
+	for {
+		_, tok, _ := sc.Scan()
+		switch tok {
+		case token.EOF:
+			return false
+		case token.IMPORT:
+			return true
+		}
+	}
 }
 
 // clampLines keeps every line range inside the file: a parser recovering

@@ -50,6 +50,9 @@ func checkFactsBounded(t *testing.T, p, text string, f *Facts) {
 	if len(f.Imports) != len(Dedupe(slices.Clone(f.Imports))) {
 		t.Fatalf("imports repeat: %q", f.Imports)
 	}
+	if got := Imports(p, text); !slices.Equal(got, f.Imports) {
+		t.Fatalf("Imports(%q) = %q, Extract's %q", p, got, f.Imports)
+	}
 }
 
 // extractPaths are the file names FuzzExtract's which picks: one per
@@ -66,6 +69,9 @@ func FuzzExtract(f *testing.F) {
 			"package api\n\nimport \"net/http\"\n\ntype S struct{}\n\nfunc (s *S) Get(w http.ResponseWriter, r *http.Request) {}\n\nfunc init() { http.HandleFunc(\"/x\", nil); db.Query(\"SELECT * FROM t WHERE id=\" + id) }\n",
 			"package main\nimport \"github.com/spf13/cobra\"\nvar c = &cobra.Command{Use: \"run\", Short: \"runs\"}\nvar k = kingpin.Command(\"x\", \"y\")\n",
 			"package p\nfunc (",
+			"package p\n\nimport \"a\"\n\nvar x = 1\n\nimport \"b\"\n",
+			"package p\nfunc f() { import \"x\" }\n",
+			"package p\n// import \"c\"\nimport (\n\t_ \"a\"\n\t\"\"\n\t\"a\"\n)\nconst s = `import \"d\"`\n",
 			"\xff\xfe package",
 		},
 		"src/app.js": {
