@@ -267,15 +267,15 @@ func (a *allocation) prepareAll(ctx context.Context) error {
 		}
 		groups[i] = append(groups[i], u)
 	}
-	// The facts a unit's item names (its imports: regionItem) are
-	// derived first, all at once: the workers then only read them.
+	// The imports a unit's item names (regionItem) are derived first, all
+	// at once: the workers then only read them.
 	var paths []string
 	for _, g := range groups {
 		if e := g[0].e; !g[0].isHunk() && e.row.Reason == "" && !e.pending {
 			paths = append(paths, e.file.Path)
 		}
 	}
-	a.b.extractAll(paths)
+	a.b.importsAll(paths)
 	return workers.Each(ctx, len(groups), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
 		for _, u := range groups[i] {
 			if err := a.b.prepare(ctx, u); err != nil {

@@ -181,6 +181,9 @@ type builder struct {
 	// rawFacts are the facts of files read and not yet scanned, extracted
 	// only to tell whether they define a name (relationFinder.mayDefine).
 	rawFacts map[string]*lang.Facts
+	// imports are the imports of files whose items name them and whose
+	// facts nothing else needs (importsOf).
+	imports map[string][]string
 	// ahead holds the files the relations' callee lookup reads, read on
 	// the other cores while it runs (see factsAhead).
 	ahead *factsAhead

@@ -925,8 +925,8 @@ func (b *builder) regionItem(u *unit) Item {
 	if u.key {
 		it.Category, it.Importance = e.index.Category, e.importance
 	}
-	if f := b.factsOf(e.file.Path); f != nil && len(f.Imports) > 0 {
-		it.Imports = capStrings(f.Imports, 30)
+	if imps := b.importsOf(e.file.Path); len(imps) > 0 {
+		it.Imports = capStrings(imps, 30)
 	}
 	return it
 }

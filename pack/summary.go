@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ctxpack/ctxpack/internal/workers"
 	"github.com/ctxpack/ctxpack/lang"
 	"runtime"
 	"sort"
@@ -104,6 +105,61 @@ func (b *builder) extractAll(paths []string) {
 	wg.Wait()
 	for i, e := range todo {
 		b.facts[e.file.Path] = out[i]
+	}
+}
+
+// importsOf is factsOf(p).Imports, the imports a pack item of p names,
+// without deriving the rest of its facts when they are not derived yet
+// (lang.Imports): a change pack's items are often files the change
+// imports or calls, whose facts nothing else reads. Called from one
+// goroutine, or after importsAll derived p's.
+func (b *builder) importsOf(p string) []string {
+	if f, ok := b.facts[p]; ok {
+		if f == nil {
+			return nil
+		}
+		return f.Imports
+	}
+	if imps, ok := b.imports[p]; ok {
+		return imps
+	}
+	b.importsAll([]string{p})
+	return b.imports[p]
+}
+
+// importsAll derives, in parallel, the imports importsOf gives of paths
+// whose facts are not derived: none for a file without facts (excluded,
+// or not scanned yet), as factsOf; a file's raw facts' when they are of
+// the text it is analysed by.
+func (b *builder) importsAll(paths []string) {
+	if b.imports == nil {
+		b.imports = map[string][]string{}
+	}
+	var todo []*entry
+	for _, p := range paths {
+		if _, ok := b.facts[p]; ok {
+			continue
+		}
+		if _, ok := b.imports[p]; ok {
+			continue
+		}
+		e := b.byPath[p]
+		if e == nil || e.row.Reason != "" || e.pending {
+			continue // none yet: a pending file's text is not read before its scan
+		}
+		if f, ok := b.rawFacts[p]; ok && sameText(e.analysis, e.original) {
+			b.imports[p] = f.Imports
+			continue
+		}
+		todo = append(todo, e)
+	}
+	out := make([][]string, len(todo))
+	_ = workers.Each(context.Background(), len(todo), min(runtime.GOMAXPROCS(0), 8), func(_ context.Context, i int) error {
+		out[i] = lang.Imports(todo[i].file.Path, todo[i].analysis)
+		return nil
+	})
+	for i, e := range todo {
+		b.imports[e.file.Path] = out[i]
 	}
 }
 
