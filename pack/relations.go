@@ -209,16 +209,34 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 
 	// Imports: the files the changed files import, as their heads (package
 	// clause, imports, first definitions).
-	nImports := 0
 	resolver, err := r.resolver(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, st := range states {
+	imported := make([][]lang.Unit, len(states))
+	for i, st := range states {
+		if st.facts != nil {
+			imported[i] = resolver.Resolve(st.c.Path, st.facts)
+		}
+	}
+	// The files the loop below takes are read in its order and scanned
+	// at once, on every core: scanned one after the other as it reached
+	// them, they were most of a range's imports (hugo's: 6 files, ~10 ms).
+	// It takes the same ones: a file read is scanned at once unless the
+	// secrets are redacted (lazyScan), and then a scan never excludes it.
+	ahead, err := r.importFiles(ctx, imported, changedFile)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.scanEntries(ctx, ahead); err != nil {
+		return nil, err
+	}
+	nImports := 0
+	for i, st := range states {
 		if st.facts == nil || nImports >= maxImports {
 			continue
 		}
-		for _, u := range resolver.Resolve(st.c.Path, st.facts) {
+		for _, u := range imported[i] {
 			if nImports >= maxImports {
 				break
 			}
@@ -240,6 +258,34 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 		}
 	}
 	return units, nil
+}
+
+// importFiles reads the files the imports' loop in relations takes, one
+// per package, at most maxImports, in its order: the first of a package's
+// files, not changed and not a test, that may leave as read.
+func (r *relationFinder) importFiles(ctx context.Context, imported [][]lang.Unit, changedFile map[string]bool) ([]*entry, error) {
+	var out []*entry
+	for _, units := range imported {
+		for _, u := range units {
+			if len(out) >= maxImports {
+				return out, nil
+			}
+			for _, p := range u.Files {
+				if changedFile[p] || lang.IsTestPath(p) {
+					continue
+				}
+				e, err := r.file(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				if e != nil {
+					out = append(out, e)
+					break
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // relationUnit is the region of a definition related to the change: the

@@ -1,6 +1,8 @@
 package pack
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -62,5 +64,47 @@ func TestImportsOfDerivesImportsAlone(t *testing.T) {
 	b.byPath["c.go"].pending = false
 	if got := b.importsOf("c.go"); !slices.Equal(got, []string{"fmt", "strings"}) {
 		t.Errorf("c.go, scanned, imports %q", got)
+	}
+}
+
+// importFiles reads what the imports' loop in relations takes: per
+// package, the first file neither changed nor a test that may leave (an
+// excluded one is passed over), at most maxImports in all, in order.
+func TestImportFiles(t *testing.T) {
+	b := &builder{snap: &Snapshot{}, byPath: map[string]*entry{}} // no tree: a missing file is none
+	add := func(p string, reason Reason) {
+		e := &entry{file: &File{Path: p}}
+		e.row.Reason = reason
+		b.byPath[p] = e
+	}
+	add("a/changed.go", "")
+	add("a/a_test.go", "")
+	add("a/excluded.go", ReasonSizeLimit)
+	add("a/a.go", "")
+	add("a/later.go", "")
+	var imported [][]lang.Unit
+	imported = append(imported, []lang.Unit{{Files: []string{"a/changed.go", "a/a_test.go", "a/excluded.go", "a/missing.go", "a/a.go", "a/later.go"}}})
+	var pkgs []lang.Unit
+	for i := range maxImports + 3 {
+		p := fmt.Sprintf("p%02d/p.go", i)
+		add(p, "")
+		pkgs = append(pkgs, lang.Unit{Files: []string{p}})
+	}
+	imported = append(imported, nil, pkgs)
+	r := &relationFinder{b: b, read: map[string]*entry{}}
+	got, err := r.importFiles(context.Background(), imported, map[string]bool{"a/changed.go": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range got {
+		paths = append(paths, e.file.Path)
+	}
+	want := []string{"a/a.go"}
+	for i := range maxImports - 1 {
+		want = append(want, fmt.Sprintf("p%02d/p.go", i))
+	}
+	if !slices.Equal(paths, want) {
+		t.Errorf("import files %q, want %q", paths, want)
 	}
 }
