@@ -184,7 +184,7 @@ func (r *Repo) trackedFile(e indexEntry) (*pack.File, *side, error) {
 			return f, s, nil
 		}
 		f.Read = diskReader(abs)
-		if data, err = os.ReadFile(abs); err != nil {
+		if data, err = fsutil.ReadNoFollow(abs); err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", e.Path, err)
 		}
 	}
@@ -224,7 +224,7 @@ func (r *Repo) untrackedFile(p string) (*pack.File, *side, error) {
 		return nil, nil, nil // sockets, devices, fifos: not content
 	default:
 		f.Read = diskReader(abs)
-		data, err := os.ReadFile(abs)
+		data, err := fsutil.ReadNoFollow(abs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read %s: %w", p, err)
 		}

@@ -194,3 +194,40 @@ func TestTrackedFileTakesBackendStat(t *testing.T) {
 		t.Fatalf("tracked file %+v, %v: want the file's 20 bytes, looked at now", f, err)
 	}
 }
+
+// TestTrackedFileReadsNoSymlink: a tracked file the listing saw as a
+// regular file and that became a symlink before it was read (to a file
+// outside the work tree) is not followed: the read fails.
+func TestTrackedFileReadsNoSymlink(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "committed\n")
+	g.Commit("init")
+	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	g.Write("a.txt", "edited, not clean\n")
+	entries, _, err := r.worktreeBackend().worktree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Clean || entries[0].Info == nil {
+		t.Fatalf("entries %+v: want a.txt listed, not clean", entries)
+	}
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("not the repository's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(g.Dir, "a.txt")
+	if err := os.Remove(abs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, abs); err != nil {
+		t.Fatal(err)
+	}
+	f, s, err := r.trackedFile(entries[0])
+	if err == nil {
+		t.Fatalf("read through the symlink put in place of a.txt: %+v %q", f, s.text)
+	}
+}
