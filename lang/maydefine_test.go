@@ -72,29 +72,10 @@ func TestMayDefine(t *testing.T) {
 // Go file of this module, every word in it. It also says how many
 // extractions it spares (the point of it), without asserting a figure.
 func TestMayDefineOnThisModule(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	word := regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-	files, asked, spared := 0, 0, 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		text := string(data)
+	asked, spared := 0, 0
+	files := eachModuleGoFile(t, func(p, text string) {
 		f := Extract(p, text)
-		files++
 		seen := map[string]bool{}
 		for _, w := range word.FindAllString(text, -1) {
 			if seen[w] {
@@ -111,6 +92,36 @@ func TestMayDefineOnThisModule(t *testing.T) {
 				spared++
 			}
 		}
+	})
+	t.Logf("%d files, %d (file, word) pairs, %d answered without extracting", files, asked, spared)
+}
+
+// eachModuleGoFile calls fn with every Go file of this module (hidden
+// directories left out) and returns how many; it fails the test when it
+// cannot read them or finds fewer than 100.
+func eachModuleGoFile(t *testing.T, fn func(p, text string)) int {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fn(p, string(data))
+		files++
 		return nil
 	})
 	if err != nil {
@@ -119,7 +130,7 @@ func TestMayDefineOnThisModule(t *testing.T) {
 	if files < 100 {
 		t.Fatalf("read %d Go files of the module; want them all", files)
 	}
-	t.Logf("%d files, %d (file, word) pairs, %d answered without extracting", files, asked, spared)
+	return files
 }
 
 // TestMayDefineOnScripts holds MayDefine to Extract on every word of the

@@ -219,50 +219,33 @@ func (b *builder) relations(ctx context.Context, states []*changeState) ([]*unit
 			imported[i] = resolver.Resolve(st.c.Path, st.facts)
 		}
 	}
-	// The files the loop below takes are read in its order and scanned
-	// at once, on every core: scanned one after the other as it reached
-	// them, they were most of a range's imports (hugo's: 6 files, ~10 ms).
-	// It takes the same ones: a file read is scanned at once unless the
-	// secrets are redacted (lazyScan), and then a scan never excludes it.
-	ahead, err := r.importFiles(ctx, imported, changedFile)
+	// One file stands for a package; they are read first and scanned at
+	// once, on every core: read and scanned one after the other, they were
+	// most of a range's imports (hugo's: 6 files, ~10 ms).
+	files, err := r.importFiles(ctx, imported, changedFile)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.scanEntries(ctx, ahead); err != nil {
+	if err := b.scanEntries(ctx, files); err != nil {
 		return nil, err
 	}
-	nImports := 0
-	for i, st := range states {
-		if st.facts == nil || nImports >= maxImports {
+	for _, e := range files {
+		// A scan that excludes a file (secrets.action exclude or fail) ran
+		// as it was read: importFiles passed it over. Kept for safety.
+		if e.row.Reason != "" {
 			continue
 		}
-		for _, u := range imported[i] {
-			if nImports >= maxImports {
-				break
-			}
-			for _, p := range u.Files {
-				if changedFile[p] || lang.IsTestPath(p) {
-					continue
-				}
-				e, err := r.entry(ctx, p)
-				if err != nil {
-					return nil, err
-				}
-				if e == nil {
-					continue
-				}
-				units = append(units, headUnit(e, classImport, len(units), RelImports))
-				nImports++
-				break // one file stands for a package
-			}
-		}
+		units = append(units, headUnit(e, classImport, len(units), RelImports))
 	}
 	return units, nil
 }
 
-// importFiles reads the files the imports' loop in relations takes, one
-// per package, at most maxImports, in its order: the first of a package's
-// files, not changed and not a test, that may leave as read.
+// importFiles reads the files whose heads relations sends for the
+// packages the changed files import: one per package, at most maxImports,
+// in the order of imported; the first of a package's files, not changed
+// and not a test, that may leave as read. A file not scanned yet (its
+// scan pending under secrets.action redact) may leave whatever its scan
+// finds: a redaction never excludes it.
 func (r *relationFinder) importFiles(ctx context.Context, imported [][]lang.Unit, changedFile map[string]bool) ([]*entry, error) {
 	var out []*entry
 	for _, units := range imported {

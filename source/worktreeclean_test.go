@@ -170,15 +170,7 @@ func TestTrackedFileTakesBackendStat(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("a.txt", "twelve bytes")
 	g.Commit("init")
-	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	entries, _, err := r.worktreeBackend().worktree(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, entries := goGitListing(t, g)
 	if len(entries) != 1 || entries[0].Info == nil || entries[0].Info.Size() != 12 {
 		t.Fatalf("entries %+v: want a.txt with the listing's look at it (12 bytes)", entries)
 	}
@@ -202,16 +194,8 @@ func TestTrackedFileReadsNoSymlink(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("a.txt", "committed\n")
 	g.Commit("init")
-	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	g.Write("a.txt", "edited, not clean\n")
-	entries, _, err := r.worktreeBackend().worktree(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, entries := goGitListing(t, g)
 	if len(entries) != 1 || entries[0].Clean || entries[0].Info == nil {
 		t.Fatalf("entries %+v: want a.txt listed, not clean", entries)
 	}
@@ -230,4 +214,20 @@ func TestTrackedFileReadsNoSymlink(t *testing.T) {
 	if err == nil {
 		t.Fatalf("read through the symlink put in place of a.txt: %+v %q", f, s.text)
 	}
+}
+
+// goGitListing opens g's repository with go-git and lists its index
+// against the work tree; the repository is closed when the test ends.
+func goGitListing(t *testing.T, g *gittest.Repo) (*Repo, []indexEntry) {
+	t.Helper()
+	r, err := OpenWith(g.Dir, OpenOptions{Backend: BackendGoGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	entries, _, err := r.worktreeBackend().worktree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, entries
 }
