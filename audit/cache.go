@@ -41,9 +41,13 @@ type Cache struct {
 	mu      sync.Mutex
 	loaded  bool
 	entries map[string]json.RawMessage // verified values by key
-	// lines are the segments' lines not verified yet, by the key each
-	// names, in the order read (the last valid one is the entry).
-	lines    map[string][][]byte
+	// lines are the segments' lines not verified yet, the last one read
+	// by the key it names (the last valid one of a key is its entry), and
+	// older the ones before it of a key named more than once, in order.
+	// Keys are the digests the hex names: a line filed costs no
+	// allocation of its own.
+	lines    map[cacheDigest][]byte
+	older    map[cacheDigest][][]byte
 	segments []string // the segment files read
 	pending  []cacheEntry
 
@@ -72,7 +76,7 @@ func OpenCache(dir string) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scan cache: %w", err)
 	}
-	return &Cache{dir: dir, entries: map[string]json.RawMessage{}, lines: map[string][][]byte{}}, nil
+	return &Cache{dir: dir, entries: map[string]json.RawMessage{}, lines: map[cacheDigest][]byte{}, older: map[cacheDigest][][]byte{}}, nil
 }
 
 // Dir is the cache directory.
@@ -129,7 +133,10 @@ func (c *Cache) load() {
 				c.corrupt.Add(1)
 				continue
 			}
-			c.lines[key] = append(c.lines[key], line)
+			if prev, ok := c.lines[key]; ok {
+				c.older[key] = append(c.older[key], prev)
+			}
+			c.lines[key] = line
 		}
 	}
 }
@@ -138,19 +145,60 @@ func (c *Cache) load() {
 // cacheEntry's fields in order), the key after it.
 const linePrefix = `{"format":1,"key":"`
 
+// cacheDigest is a key's 32 bytes (its 64 hex digits decoded).
+type cacheDigest [32]byte
+
+// digestOf decodes a key; ok is false when it is not 64 hex digits.
+func digestOf(key []byte) (d cacheDigest, ok bool) {
+	if len(key) != 2*len(d) {
+		return d, false
+	}
+	_, err := hex.Decode(d[:], key)
+	return d, err == nil
+}
+
 // lineKey is the key a segment line names: read from its prefix, or, for a
 // line written otherwise, from its decoding; ok is false when it names
-// none (a line that does not decode), which is a miss for every key.
-func lineKey(line []byte) (string, bool) {
+// none (a line that does not decode, or whose key is not a digest), which
+// is a miss for every key.
+func lineKey(line []byte) (cacheDigest, bool) {
 	const n = len(linePrefix)
 	if len(line) > n+64 && string(line[:n]) == linePrefix && line[n+64] == '"' {
-		return string(line[n : n+64]), true
+		return digestOf(line[n : n+64])
 	}
 	var e cacheEntry
-	if err := json.Unmarshal(line, &e); err != nil || e.Key == "" {
-		return "", false
+	if err := json.Unmarshal(line, &e); err != nil {
+		return cacheDigest{}, false
 	}
-	return e.Key, true
+	return digestOf([]byte(e.Key))
+}
+
+// linesOf returns the lines filed under d, oldest first. The caller
+// holds c.mu.
+func (c *Cache) linesOf(d cacheDigest) [][]byte {
+	last, ok := c.lines[d]
+	if !ok {
+		return nil
+	}
+	return append(c.older[d][:len(c.older[d]):len(c.older[d])], last)
+}
+
+// dropLines forgets the lines filed under d. The caller holds c.mu.
+func (c *Cache) dropLines(d cacheDigest) {
+	delete(c.lines, d)
+	delete(c.older, d)
+}
+
+// newestValid is the value of the last of lines that verifies for key;
+// each after it is counted corrupt.
+func (c *Cache) newestValid(lines [][]byte, key string) json.RawMessage {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if v, ok := verifyLine(lines[i], key); ok {
+			return v
+		}
+		c.corrupt.Add(1)
+	}
+	return nil
 }
 
 // verifyLine decodes a segment line and returns its value when it is an
@@ -169,27 +217,25 @@ func verifyLine(line []byte, key string) (json.RawMessage, bool) {
 // remembered. The lines are verified without c.mu held: workers look up
 // their files' entries at once.
 func (c *Cache) entry(key string) (json.RawMessage, bool) {
+	d, _ := digestOf([]byte(key)) // a key is 64 hex digits (Load)
 	c.mu.Lock()
 	c.load()
 	val, ok := c.entries[key]
-	lines := c.lines[key]
+	var lines [][]byte
+	if !ok {
+		lines = c.linesOf(d)
+	}
 	c.mu.Unlock()
 	if ok || len(lines) == 0 {
 		return val, ok
 	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if v, ok := verifyLine(lines[i], key); ok {
-			val = v
-			break
-		}
-		c.corrupt.Add(1)
-	}
+	val = c.newestValid(lines, key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v, ok := c.entries[key]; ok { // stored, or verified by another worker, meanwhile
 		return v, true
 	}
-	delete(c.lines, key)
+	c.dropLines(d)
 	if val == nil {
 		return nil, false
 	}
@@ -232,7 +278,9 @@ func (c *Cache) Store(key string, v any) error {
 	defer c.mu.Unlock()
 	c.load()
 	c.entries[key] = val
-	delete(c.lines, key)
+	if d, ok := digestOf([]byte(key)); ok {
+		c.dropLines(d) // superseded
+	}
 	c.pending = append(c.pending, cacheEntry{Format: cacheFormat, Key: key, Sum: valueSum(val), Value: val})
 	if len(c.pending) >= cacheFlushEntries {
 		return c.flush()
@@ -264,15 +312,12 @@ func (c *Cache) flush() error {
 	// Merge: one segment with every verified entry (the lines not looked
 	// up are verified now), then drop the old ones. A concurrent reader
 	// that misses an entry meanwhile only rescans.
-	for key, lines := range c.lines {
-		for i := len(lines) - 1; i >= 0; i-- {
-			if v, ok := verifyLine(lines[i], key); ok {
-				c.entries[key] = v
-				break
-			}
-			c.corrupt.Add(1)
+	for d := range c.lines {
+		key := hex.EncodeToString(d[:])
+		if v := c.newestValid(c.linesOf(d), key); v != nil {
+			c.entries[key] = v
 		}
-		delete(c.lines, key)
+		c.dropLines(d)
 	}
 	all := make([]cacheEntry, 0, len(c.entries))
 	for k, v := range c.entries {
