@@ -175,9 +175,9 @@ func Extract(p, text string) *Facts {
 // import declarations are parsed alone (parser.ImportsOnly), not the
 // whole file with its comments. A Go file that says import after its
 // other declarations (a syntax error, which the whole parse still reads
-// imports from) and every other language take Extract. Config files of a
-// hugo range (40 and 29 KB of Go, among 8): ~5 ms of extraction for 8
-// lists of imports.
+// imports from) and every other language take Extract. Hugo's range
+// names the imports of 8 files, two of 40 and 29 KB: ~5 ms of whole
+// parses for them.
 func Imports(p, text string) []string {
 	if langOf(p) != LangGo || len(text) > extractMaxBytes {
 		return Extract(p, text).Imports

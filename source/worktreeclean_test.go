@@ -176,7 +176,7 @@ func TestTrackedFileTakesBackendStat(t *testing.T) {
 	}
 	e := entries[0]
 	// The file grows after the listing: the entry says what was listed.
-	g.Write("a.txt", "twenty-one bytes now")
+	g.Write("a.txt", "now it is 20 bytes.\n")
 	f, _, err := r.trackedFile(e)
 	if err != nil || f == nil || f.Size != 12 {
 		t.Fatalf("tracked file %+v, %v: want the listing's 12 bytes", f, err)
