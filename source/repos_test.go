@@ -610,3 +610,72 @@ func TestCommitPatchesFirstErrorInOrder(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestPrefetchSides: where the backend reads many blobs in one exchange
+// (the CLI's cat-file), a diff's sides are read so, each the blob's bytes
+// (a large one too, which the memo does not keep); the small ones are
+// then in the memo, and a second diff asks only for the large. The go-git
+// backend, with no such exchange, asks for none at once
+// (TestBackendsGiveTheSameSnapshots holds the diffs the same).
+func TestPrefetchSides(t *testing.T) {
+	g := gittest.New(t)
+	large := strings.Repeat("a large blob, over the memo's bound for one\n", 4000)
+	g.Write("a.txt", "one\n")
+	g.Write("b.txt", "two\n")
+	g.Write("big.txt", large)
+	base := g.Commit("base")
+	g.Write("a.txt", "one, changed\n")
+	g.Write("b.txt", "two, changed\n")
+	g.Write("big.txt", large+"and a line\n")
+	head := g.Commit("head")
+	for _, backend := range []string{BackendCLI, BackendGoGit} {
+		t.Run(backend, func(t *testing.T) {
+			r, err := OpenWith(g.Dir, OpenOptions{Backend: backend})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			ctx := context.Background()
+			bc, err := r.commit(ctx, ObjectID(base))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hc, err := r.commit(ctx, ObjectID(head))
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := r.diffTrees(ctx, bc.Tree, hc.Tree, hc.ID)
+			if err != nil || len(raw) != 3 {
+				t.Fatalf("changes %v, %v", raw, err)
+			}
+			pre := r.prefetchSides(ctx, raw)
+			if backend == BackendGoGit {
+				if pre != nil {
+					t.Fatalf("go-git prefetched %d blobs", len(pre))
+				}
+				return
+			}
+			if len(pre) != 6 {
+				t.Fatalf("prefetched %d blobs, want the 6 sides'", len(pre))
+			}
+			for _, c := range raw {
+				for _, e := range []*entryAt{c.from, c.to} {
+					data, err := r.b.blob(ctx, e.id)
+					if err != nil || pre[e.id] != string(data) {
+						t.Errorf("%s %s: prefetched %d bytes, the blob %d (%v)", e.path, e.id, len(pre[e.id]), len(data), err)
+					}
+				}
+			}
+			// Again: the small ones are in the memo, big.txt's two are not.
+			again := r.prefetchSides(ctx, raw)
+			for id := range again {
+				if len(again[id]) < len(large) {
+					t.Errorf("a second diff asked again for %s (%d bytes), which the memo holds", id, len(again[id]))
+				}
+			}
+			if len(again) != 2 {
+				t.Errorf("a second diff asked for %d blobs, want big.txt's 2", len(again))
+			}
+		})
+	}
+}
