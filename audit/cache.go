@@ -121,13 +121,8 @@ func (c *Cache) load() {
 			continue
 		}
 		c.segments = append(c.segments, name)
-		for len(data) > 0 {
-			line := data
-			if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
-				line, data = data[:nl], data[nl+1:]
-			} else {
-				data = nil
-			}
+		for line := range bytes.Lines(data) {
+			line = bytes.TrimSuffix(line, []byte("\n"))
 			key, ok := lineKey(line)
 			if !ok {
 				c.corrupt.Add(1)

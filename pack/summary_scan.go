@@ -200,7 +200,7 @@ func Strings(v any) []string {
 			return nil
 		}
 	}
-	return documentStrings(tree)
+	return appendStrings(nil, tree)
 }
 
 // packStrings is Strings(p) from DocumentParts(p): the top level's members
@@ -230,14 +230,8 @@ func packStrings(p *Pack) ([]string, error) {
 	return out, nil
 }
 
-// documentStrings lists the strings of a decoded JSON document in document
-// order, object keys sorted.
-func documentStrings(tree any) []string {
-	return appendStrings(nil, tree)
-}
-
-// appendStrings appends the strings of a decoded JSON document to out, as
-// documentStrings lists them.
+// appendStrings appends the strings of a decoded JSON document to out in
+// document order, object keys sorted.
 func appendStrings(out []string, tree any) []string {
 	var walk func(any)
 	walk = func(n any) {

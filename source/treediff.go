@@ -8,7 +8,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -62,11 +61,7 @@ func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int
 			if e == nil {
 				continue
 			}
-			if text, ok := pre[e.id]; ok {
-				sides[e] = &side{path: safePath(e.path), mode: e.mode, id: e.id, text: text, loaded: true}
-				continue
-			}
-			s, err := r.loadSide(ctx, e, at)
+			s, err := r.loadSide(ctx, e, at, pre)
 			if err != nil {
 				return nil, nil, nil, err
 			}
@@ -130,12 +125,9 @@ func (r *Repo) prefetchSides(ctx context.Context, raw []rawChange) map[ObjectID]
 		if err != nil {
 			return nil
 		}
-		// The bytes are this call's alone (as in Repo.blob).
-		text := unsafe.String(unsafe.SliceData(data), len(data))
+		text := ownedText(data)
 		out[ids[i]] = text
-		if w := blobWeight(len(data)); w >= 0 {
-			r.blobs.put(ids[i], text, w, maxMemoBlobBytes)
-		}
+		r.keepText(ids[i], text)
 		return nil
 	})
 	return out
@@ -156,12 +148,17 @@ func (r *Repo) largerSide(ctx context.Context, c rawChange) int64 {
 	return max
 }
 
-// loadSide reads one side of a change. Content a partial clone could not
-// fetch is marked unavailable rather than failing the diff.
-func (r *Repo) loadSide(ctx context.Context, e *entryAt, at ObjectID) (*side, error) {
+// loadSide reads one side of a change, from read (prefetchSides) when it
+// holds the blob. Content a partial clone could not fetch is marked
+// unavailable rather than failing the diff.
+func (r *Repo) loadSide(ctx context.Context, e *entryAt, at ObjectID, read map[ObjectID]string) (*side, error) {
 	s := &side{path: safePath(e.path), mode: e.mode, id: e.id}
 	if e.mode == filemode.Submodule {
 		s.text, s.loaded = "Subproject commit "+string(e.id)+"\n", true
+		return s, nil
+	}
+	if text, ok := read[e.id]; ok {
+		s.text, s.loaded = text, true
 		return s, nil
 	}
 	text, err := r.blob(ctx, e.id)
