@@ -628,13 +628,8 @@ func TestPrefetchSides(t *testing.T) {
 	g.Write("b.txt", "two, changed\n")
 	g.Write("big.txt", large+"and a line\n")
 	head := g.Commit("head")
-	for _, backend := range []string{BackendCLI, BackendGoGit} {
+	for backend, r := range openEach(t, g.Dir) {
 		t.Run(backend, func(t *testing.T) {
-			r, err := OpenWith(g.Dir, OpenOptions{Backend: backend})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
 			ctx := context.Background()
 			bc, err := r.commit(ctx, ObjectID(base))
 			if err != nil {
