@@ -12,13 +12,21 @@ import (
 )
 
 // objectCounter counts the trees, commits and blobs read from the object
-// store.
+// store, and the blobs whose size is asked.
 type objectCounter struct {
 	backend
 	mu      sync.Mutex
 	trees   map[ObjectID]int
 	commits map[ObjectID]int
 	blobs   map[ObjectID]int
+	sizes   map[ObjectID]int
+}
+
+func (b *objectCounter) size(ctx context.Context, id ObjectID) (int64, error) {
+	b.mu.Lock()
+	b.sizes[id]++
+	b.mu.Unlock()
+	return b.backend.size(ctx, id)
 }
 
 func (b *objectCounter) blob(ctx context.Context, id ObjectID) ([]byte, error) {
@@ -37,7 +45,7 @@ func openCounted(t *testing.T, dir, backendName string) (*Repo, *objectCounter) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	c := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}}
+	c := &objectCounter{backend: r.b, trees: map[ObjectID]int{}, commits: map[ObjectID]int{}, blobs: map[ObjectID]int{}, sizes: map[ObjectID]int{}}
 	r.b = c
 	return r, c
 }

@@ -13,16 +13,20 @@ import (
 
 // TestWorktreeBlob: a file of a commit is read from the work tree only
 // when the file there holds exactly its blob, with either backend:
-// same.txt (unchanged) is, and reads as committed without the object
-// store; edited.txt (same length, other bytes), big.txt (same size, other
-// bytes), linked.txt (now a symlink to a file of the same content, never
+// same.txt and samebig.txt (unchanged) are, and read as committed
+// without the object store; edited.txt (same length, other bytes),
+// mid.txt and big.txt (same size, other bytes), grown.txt (longer),
+// linked.txt (now a symlink to a file of the same content, never
 // followed), dir/inner.txt (dir now a symlink to a directory outside the
 // work tree holding the same file) and gone.txt (removed) are read from
 // the object store, as committed, every time it is read (edited.txt,
-// twice).
+// twice). The blob's size is asked only of the files of askSizeFrom
+// bytes or more (samebig.txt, big.txt, grown.txt), once.
 func TestWorktreeBlob(t *testing.T) {
-	big := strings.Repeat("0123456789abcdef", 4<<10) // 64 KiB
-	files := map[string]string{"same.txt": "unchanged\n", "edited.txt": "committed\n", "big.txt": big,
+	mid := strings.Repeat("0123456789abcdef", 4<<10)          // 64 KiB
+	big := strings.Repeat("0123456789abcdef", askSizeFrom/16) // askSizeFrom bytes
+	files := map[string]string{"same.txt": "unchanged\n", "edited.txt": "committed\n", "mid.txt": mid, "big.txt": big,
+		"samebig.txt": "s" + big, "grown.txt": "g" + big,
 		"linked.txt": "linked content\n", "gone.txt": "removed from the work tree\n", "dir/inner.txt": "inner content\n"}
 	for _, backendName := range []string{BackendGoGit, BackendCLI} {
 		t.Run(backendName, func(t *testing.T) {
@@ -32,7 +36,9 @@ func TestWorktreeBlob(t *testing.T) {
 			}
 			g.Commit("init")
 			g.Write("edited.txt", "different\n")
+			g.Write("mid.txt", strings.ToUpper(mid))
 			g.Write("big.txt", strings.ToUpper(big))
+			g.Write("grown.txt", files["grown.txt"]+"more\n")
 			g.Remove("linked.txt")
 			g.Write("untracked.txt", files["linked.txt"])
 			g.Symlink("untracked.txt", "linked.txt")
@@ -60,6 +66,7 @@ func TestWorktreeBlob(t *testing.T) {
 			// (TestBlobReaderTakesTheMemo): forgotten, to see where a
 			// read goes.
 			clear(counter.blobs)
+			clear(counter.sizes)
 			r.blobs.reset()
 			for _, f := range snap.Files {
 				want, ok := files[f.Path]
@@ -80,11 +87,18 @@ func TestWorktreeBlob(t *testing.T) {
 					}
 				}
 				wantStore := rounds
-				if f.Path == "same.txt" {
+				if f.Path == "same.txt" || f.Path == "samebig.txt" {
 					wantStore = 0
 				}
 				if n := counter.blobs[ObjectID(f.Blob)]; n != wantStore {
 					t.Errorf("%s: %d reads from the object store, want %d", f.Path, n, wantStore)
+				}
+				wantSizes := 0
+				if len(want) >= askSizeFrom {
+					wantSizes = 1
+				}
+				if n := counter.sizes[ObjectID(f.Blob)]; n != wantSizes {
+					t.Errorf("%s (%d bytes): its size asked %d times, want %d", f.Path, len(want), n, wantSizes)
 				}
 			}
 		})
