@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -71,6 +72,10 @@ type Repo struct {
 	// handle opened at its first read (nil when it could not be).
 	worktreeOnce sync.Once
 	worktree     *fsutil.Root
+	// indexed is what the index recorded of the work tree's files, read
+	// once by the first search that reads many (see loadIndexStats).
+	indexedOnce sync.Once
+	indexed     atomic.Pointer[map[string]indexStat]
 }
 
 // ErrNoCommits is returned when a commit is asked of a repository that has none.

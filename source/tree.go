@@ -394,6 +394,7 @@ func (t *headTree) grepFiles(ctx context.Context, words []string, opts pack.Grep
 			keys[i] = strings.ToLower(w)
 		}
 	}
+	t.r.loadIndexStats(len(todo))
 	found := make([][]int, len(todo)) // per file, the indexes of the words it holds
 	// The work tree's files are searched on every core; the others (the
 	// work tree holds another version) are read from the object store

@@ -22,19 +22,29 @@ func readNoFollow(path string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
-	return readFD(fd, path, -1, nil, nil)
+	data, _, err := readFD(fd, path, -1, nil, nil)
+	return data, err
 }
 
 // readFD reads the open file fd (named path in errors), which must be a
 // regular file of at most max bytes (max < 0: any size), in system calls;
 // into buf when it has room for it (its contents are then overwritten).
 // With accept set, the file's size must be one it accepts (else
-// ErrSizeRefused), and the file may not grow while it is read.
-func readFD(fd int, path string, max int64, buf []byte, accept func(size int64) bool) ([]byte, error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+// ErrSizeRefused), and the file may not grow while it is read. st is the
+// open file's stat, taken before the read.
+func readFD(fd int, path string, max int64, buf []byte, accept func(size int64) bool) (data []byte, st *syscall.Stat_t, err error) {
+	st = new(syscall.Stat_t)
+	if err := syscall.Fstat(fd, st); err != nil {
+		return nil, nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
+	if data, err = readStated(fd, path, st, max, buf, accept); err != nil {
+		return nil, nil, err
+	}
+	return data, st, nil
+}
+
+// readStated is readFD of the file whose stat is st.
+func readStated(fd int, path string, st *syscall.Stat_t, max int64, buf []byte, accept func(size int64) bool) ([]byte, error) {
 	if mode := uint32(st.Mode); mode&syscall.S_IFMT != syscall.S_IFREG { // uint16 on some systems
 		return nil, fmt.Errorf("%s is %s, not a regular file", path, kindOf(fileMode(mode)))
 	}

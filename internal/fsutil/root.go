@@ -65,7 +65,7 @@ func (r *Root) ReadFile(name string, max int64) ([]byte, error) {
 // keeps none: a search of hugo's tree read its 6 MB into 900 fresh
 // buffers, each page a fault. The contents are returned either way.
 func (r *Root) ReadFileBuf(name string, max int64, buf []byte) ([]byte, error) {
-	if data, ok, err := r.sys.read(r.dir, name, max, buf, nil); ok {
+	if data, _, ok, err := r.sys.read(r.dir, name, max, buf, nil); ok {
 		return data, err
 	}
 	f, err := r.openOS(name, 0)
@@ -90,40 +90,52 @@ var errNotFollowed = errors.New("a symlink, not followed")
 // (os.Lstat) walked the path twice (hugo's 1-file range: 907 files, ~2 ms
 // of CPU). A nil accept accepts any size.
 func (r *Root) ReadRegular(name string, buf []byte, accept func(size int64) bool) ([]byte, error) {
+	data, _, err := r.ReadRegularStat(name, buf, accept)
+	return data, err
+}
+
+// ReadRegularStat is ReadRegular that also returns the open file's stat,
+// taken before it was read: a *syscall.Stat_t on Unix systems, nil where
+// there is none.
+func (r *Root) ReadRegularStat(name string, buf []byte, accept func(size int64) bool) ([]byte, any, error) {
 	if accept == nil {
 		// sys.read follows no last symlink only when given one.
 		accept = func(int64) bool { return true }
 	}
-	if data, ok, err := r.sys.read(r.dir, name, -1, buf, accept); ok {
-		return data, err
+	if data, st, ok, err := r.sys.read(r.dir, name, -1, buf, accept); ok {
+		return data, st, err
 	}
 	// os.Root follows a last symlink that stays inside it, O_NOFOLLOW or
 	// not: the name's own entry is looked at first.
 	root, err := r.osRoot()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi, err := root.Lstat(filepath.FromSlash(name)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, leaves(r.dir, name, err)
+		return nil, nil, leaves(r.dir, name, err)
 	} else if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, leaves(r.dir, name, &fs.PathError{Op: "open", Path: filepath.Join(r.dir, name), Err: errNotFollowed})
+		return nil, nil, leaves(r.dir, name, &fs.PathError{Op: "open", Path: filepath.Join(r.dir, name), Err: errNotFollowed})
 	}
 	f, err := r.openOS(name, noFollow)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi.Mode().IsRegular() && !accept(fi.Size()) {
-		return nil, ErrSizeRefused
+		return nil, nil, ErrSizeRefused
 	}
-	return readBounded(f, filepath.Join(r.dir, name), fi.Size())
+	data, err := readBounded(f, filepath.Join(r.dir, name), fi.Size())
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, fi.Sys(), nil
 }
 
 // osRoot is the root's os.Root, opened at its first use.

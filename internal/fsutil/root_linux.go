@@ -45,11 +45,12 @@ func (s *sysRoot) close() error {
 }
 
 // read reads name beneath the root (see Root.ReadFileBuf; with accept
-// set, Root.ReadRegular); ok is false when the caller must read it another
-// way (no handle, openat2 refused).
-func (s *sysRoot) read(dir, name string, max int64, buf []byte, accept func(int64) bool) ([]byte, bool, error) {
+// set, Root.ReadRegular), with the open file's stat (a *syscall.Stat_t);
+// ok is false when the caller must read it another way (no handle,
+// openat2 refused).
+func (s *sysRoot) read(dir, name string, max int64, buf []byte, accept func(int64) bool) ([]byte, any, bool, error) {
 	if s.fd < 0 || s.refused.Load() {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	full := filepath.Join(dir, name)
 	how := unix.OpenHow{
@@ -63,20 +64,23 @@ func (s *sysRoot) read(dir, name string, max int64, buf []byte, accept func(int6
 	switch {
 	case err == unix.ENOSYS || err == unix.EPERM:
 		s.refused.Store(true)
-		return nil, false, nil
+		return nil, nil, false, nil
 	case err == unix.ENOENT:
-		return nil, true, &fs.PathError{Op: "open", Path: full, Err: err}
+		return nil, nil, true, &fs.PathError{Op: "open", Path: full, Err: err}
 	case err == unix.ELOOP && accept != nil:
-		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: errNotFollowed})
+		return nil, nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: errNotFollowed})
 	case err == unix.EXDEV || err == unix.ELOOP:
-		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: errors.New("path escapes from parent")})
+		return nil, nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: errors.New("path escapes from parent")})
 	case err == unix.EAGAIN:
 		// openat2 may ask for a retry when a rename raced its lookup.
-		return nil, false, nil
+		return nil, nil, false, nil
 	case err != nil:
-		return nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: err})
+		return nil, nil, true, leaves(dir, name, &fs.PathError{Op: "open", Path: full, Err: err})
 	}
 	defer unix.Close(fd)
-	data, err := readFD(fd, full, max, buf, accept)
-	return data, true, err
+	data, st, err := readFD(fd, full, max, buf, accept)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	return data, st, true, nil
 }

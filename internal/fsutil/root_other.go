@@ -11,6 +11,6 @@ func openSysRoot(string) sysRoot { return sysRoot{} }
 
 func (*sysRoot) close() error { return nil }
 
-func (*sysRoot) read(string, string, int64, []byte, func(int64) bool) ([]byte, bool, error) {
-	return nil, false, nil
+func (*sysRoot) read(string, string, int64, []byte, func(int64) bool) ([]byte, any, bool, error) {
+	return nil, nil, false, nil
 }
