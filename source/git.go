@@ -398,15 +398,18 @@ func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]by
 }
 
 // worktreeBlob reads blob id of path p from the work tree, when the file
-// there holds exactly that content (its blob id, computed, is id): a
-// checkout holds most files of the commits near it as they are, and
-// reading one and hashing it costs a fraction of inflating its object and
-// the deltas it is built from (gin's 1-file range reads 42 files). Any
-// difference — another version, a clean or line-ending filter, a symlink
-// (the file itself, or a directory on its path leading out of the work
-// tree, fsutil.Root), no file — leaves the read to the object store;
-// only content equal to the blob is ever taken, so what is read is never
-// other than what the object store holds. A file of askSizeFrom bytes or
+// there holds exactly that content (its blob id, computed, is id; or, once
+// a search loaded the index's entries, the index added the file as id and
+// its stat is the one the index recorded, git's own test of a clean
+// file: loadIndexStats): a checkout holds most files of the commits near
+// it as they are, and reading one and hashing it costs a fraction of
+// inflating its object and the deltas it is built from (gin's 1-file
+// range reads 42 files). Any difference — another version, a clean or
+// line-ending filter, a symlink (the file itself, or a directory on its
+// path leading out of the work tree, fsutil.Root), no file — leaves the
+// read to the object store; only content the blob's id or the index
+// vouches for is taken (the audit hashes what a pack sends of it: a
+// forged index fails it). A file of askSizeFrom bytes or
 // more is read only when its size is the blob's, and a path whose file
 // once differed is not read again (a range's commits read each version
 // of a changed file).
