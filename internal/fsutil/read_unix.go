@@ -37,27 +37,22 @@ func readFD(fd int, path string, max int64, buf []byte, accept func(size int64) 
 	if err := syscall.Fstat(fd, st); err != nil {
 		return nil, nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	if data, err = readStated(fd, path, st, max, buf, accept); err != nil {
-		return nil, nil, err
-	}
-	return data, st, nil
-}
-
-// readStated is readFD of the file whose stat is st.
-func readStated(fd int, path string, st *syscall.Stat_t, max int64, buf []byte, accept func(size int64) bool) ([]byte, error) {
 	if mode := uint32(st.Mode); mode&syscall.S_IFMT != syscall.S_IFREG { // uint16 on some systems
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, kindOf(fileMode(mode)))
+		return nil, nil, fmt.Errorf("%s is %s, not a regular file", path, kindOf(fileMode(mode)))
 	}
 	if max >= 0 && st.Size > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", path, st.Size, max)
+		return nil, nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit for this file", path, st.Size, max)
 	}
 	if accept != nil {
 		if !accept(st.Size) {
-			return nil, ErrSizeRefused
+			return nil, nil, ErrSizeRefused
 		}
 		max = st.Size
 	}
-	// Sized as os.ReadFile sizes it, one byte over to see the end at once.
+	// Sized as os.ReadFile sizes it, one byte over to see the end at once:
+	// a read that gives the stat's size and less than it was asked for
+	// reached the end (a regular file's read stops short only there), so
+	// no read is made to be told so (one system call of five a file).
 	if int64(cap(buf)) > st.Size {
 		buf = buf[:0]
 	} else {
@@ -65,19 +60,20 @@ func readStated(fd int, path string, st *syscall.Stat_t, max int64, buf []byte, 
 	}
 	for {
 		if max >= 0 && int64(len(buf)) > max {
-			return nil, fmt.Errorf("%s grew over the %d-byte limit for this file while it was read", path, max)
+			return nil, nil, fmt.Errorf("%s grew over the %d-byte limit for this file while it was read", path, max)
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
+		room := cap(buf) - len(buf)
 		n, err := retryEINTR(func() (int, error) { return syscall.Read(fd, buf[len(buf):cap(buf)]) })
 		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-		}
-		if n == 0 {
-			return buf, nil
+			return nil, nil, &fs.PathError{Op: "read", Path: path, Err: err}
 		}
 		buf = buf[:len(buf)+n]
+		if n == 0 || n < room && int64(len(buf)) == st.Size {
+			return buf, st, nil
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package fsutil
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +29,21 @@ func TestRootReadsThroughOpenat2(t *testing.T) {
 	}
 	if r.os != nil {
 		t.Error("the os.Root was opened")
+	}
+}
+
+// A read stops at the stat's size only when the file ends there: a file
+// whose stat says 0 bytes and holds more (/proc's) is read to its end.
+func TestReadNoFollowReadsPastTheStatSize(t *testing.T) {
+	st, err := os.Stat("/proc/self/status")
+	if err != nil || st.Size() != 0 {
+		t.Skipf("no /proc/self/status of size 0 here (%v)", err)
+	}
+	data, err := ReadNoFollow("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "Name:") || !strings.Contains(string(data), "Pid:") {
+		t.Errorf("read %q, want the whole status", data)
 	}
 }
