@@ -409,10 +409,10 @@ func (r *Repo) blobReader(p string, id, at ObjectID) func(context.Context) ([]by
 // path leading out of the work tree, fsutil.Root), no file — leaves the
 // read to the object store; only content the blob's id or the index
 // vouches for is taken (the audit hashes what a pack sends of it: a
-// forged index fails it). A file of askSizeFrom bytes or
-// more is read only when its size is the blob's, and a path whose file
-// once differed is not read again (a range's commits read each version
-// of a changed file).
+// forged index fails it). A file of askSizeFrom bytes or more is read
+// only when its size is the blob's, and a path whose file once differed
+// is not read again (a range's commits read each version of a changed
+// file).
 func (r *Repo) worktreeBlob(ctx context.Context, p string, id ObjectID) ([]byte, bool) {
 	return r.worktreeBlobBuf(ctx, p, id, nil)
 }

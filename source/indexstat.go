@@ -119,7 +119,7 @@ func parseIndexStats(data []byte, written time.Time) (map[string]indexStat, erro
 		ctime := time.Unix(int64(u32(0)), int64(u32(4)))
 		mtime := time.Unix(int64(u32(8)), int64(u32(12)))
 		inode, mode, size := u32(20), u32(24), u32(36)
-		id := hex.EncodeToString(e[40:60])
+		oid := e[40:60]
 		flags := binary.BigEndian.Uint16(e[60:])
 		pos := fixed
 		var extended uint16
@@ -164,7 +164,7 @@ func parseIndexStats(data []byte, written time.Time) (map[string]indexStat, erro
 		if stage != 0 || skipWorktree || intentToAdd || !regular || mtime.Unix() == 0 || !beforeIndex(mtime, written) {
 			continue
 		}
-		out[string(name)] = indexStat{id: ObjectID(id), size: size, mtime: mtime, ctime: ctime, inode: inode}
+		out[string(name)] = indexStat{id: ObjectID(hex.EncodeToString(oid)), size: size, mtime: mtime, ctime: ctime, inode: inode}
 	}
 	return out, nil
 }
