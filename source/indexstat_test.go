@@ -1,7 +1,9 @@
 package source
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -172,6 +174,38 @@ func FuzzParseIndexStats(f *testing.F) {
 		for name := range m {
 			if name == "" {
 				t.Errorf("an entry with an empty name kept")
+			}
+		}
+	})
+}
+
+// BenchmarkParseIndexStats reads an index of 2,500 entries (hugo's has
+// 2,547) with parseIndexStats and with go-git's decoder, which it
+// replaces for this.
+func BenchmarkParseIndexStats(b *testing.B) {
+	g := gittest.New(b)
+	for i := range 2500 {
+		g.Write(fmt.Sprintf("pkg%02d/file%04d.go", i%50, i), fmt.Sprintf("package pkg%02d // %d\n", i%50, i))
+	}
+	g.Commit("files")
+	name := filepath.Join(g.Dir, ".git", "index")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	written := time.Now().Add(time.Hour)
+	b.Run("parseIndexStats", func(b *testing.B) {
+		for b.Loop() {
+			if m, err := parseIndexStats(data, written); err != nil || len(m) != 2500 {
+				b.Fatalf("%d entries, %v", len(m), err)
+			}
+		}
+	})
+	b.Run("go-git", func(b *testing.B) {
+		for b.Loop() {
+			var idx index.Index
+			if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil || len(idx.Entries) != 2500 {
+				b.Fatalf("%d entries, %v", len(idx.Entries), err)
 			}
 		}
 	})
