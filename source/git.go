@@ -444,7 +444,7 @@ func (r *Repo) worktreeBlobBuf(ctx context.Context, p string, id ObjectID, buf [
 	if r.worktree == nil {
 		return miss()
 	}
-	data, st, err := r.worktree.ReadRegularStat(p, buf, func(size int64) bool {
+	data, st, err := r.worktree.ReadRegular(p, buf, func(size int64) bool {
 		if size < askSizeFrom {
 			return true
 		}

@@ -31,7 +31,7 @@ func sameInode(st *syscall.Stat_t, inode uint32, ctime time.Time) bool {
 }
 
 // statClean reports whether the open file whose stat is sys (a
-// *syscall.Stat_t, from fsutil.Root.ReadRegularStat) is as the index
+// *syscall.Stat_t, from fsutil.Root.ReadRegular) is as the index
 // recorded it in e, as gogitBackend.worktree decides an entry clean: the
 // size, modification time, inode and change time git compares. Its
 // content is then e's blob.

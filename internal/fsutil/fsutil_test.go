@@ -385,7 +385,7 @@ func TestRootReadRegular(t *testing.T) {
 			{"fifo", "named pipe"},
 			{"absent", "no such file"},
 		} {
-			data, err := r.ReadRegular(tc.name, nil, under(50))
+			data, _, err := r.ReadRegular(tc.name, nil, under(50))
 			got := string(data)
 			if err != nil {
 				got = err.Error()
@@ -394,17 +394,22 @@ func TestRootReadRegular(t *testing.T) {
 				t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 			}
 		}
-		if _, err := r.ReadRegular("big", nil, under(50)); !errors.Is(err, ErrSizeRefused) {
+		if _, _, err := r.ReadRegular("big", nil, under(50)); !errors.Is(err, ErrSizeRefused) {
 			t.Errorf("big: %v, want ErrSizeRefused", err)
 		}
 		if want := []int64{3, 3, 3, 100, 100}; !slices.Equal(asked, want) {
 			t.Errorf("sizes asked about: %v, want %v (regular files only)", asked, want)
 		}
 		// Without a size test, any size; a symlink is refused all the same.
-		if data, err := r.ReadRegular("big", nil, nil); err != nil || len(data) != 100 {
+		data, st, err := r.ReadRegular("big", nil, nil)
+		if err != nil || len(data) != 100 {
 			t.Errorf("big, any size: %d bytes, %v", len(data), err)
 		}
-		if _, err := r.ReadRegular("link", nil, nil); err == nil || !strings.Contains(err.Error(), "a symlink, not followed") {
+		// The open file's stat comes with its bytes (both ways of reading).
+		if s, ok := st.(*syscall.Stat_t); !ok || s.Size != 100 {
+			t.Errorf("big: stat %#v, want a *syscall.Stat_t of 100 bytes", st)
+		}
+		if _, _, err := r.ReadRegular("link", nil, nil); err == nil || !strings.Contains(err.Error(), "a symlink, not followed") {
 			t.Errorf("link, any size: %v, want it refused", err)
 		}
 	})

@@ -88,16 +88,10 @@ var errNotFollowed = errors.New("a symlink, not followed")
 // ErrSizeRefused; the file may not grow while it is read. Size and type
 // come from the open file: a reader that looked them up by path first
 // (os.Lstat) walked the path twice (hugo's 1-file range: 907 files, ~2 ms
-// of CPU). A nil accept accepts any size.
-func (r *Root) ReadRegular(name string, buf []byte, accept func(size int64) bool) ([]byte, error) {
-	data, _, err := r.ReadRegularStat(name, buf, accept)
-	return data, err
-}
-
-// ReadRegularStat is ReadRegular that also returns the open file's stat,
+// of CPU). A nil accept accepts any size. st is the open file's stat,
 // taken before it was read: a *syscall.Stat_t on Unix systems, nil where
 // there is none.
-func (r *Root) ReadRegularStat(name string, buf []byte, accept func(size int64) bool) ([]byte, any, error) {
+func (r *Root) ReadRegular(name string, buf []byte, accept func(size int64) bool) (data []byte, st any, err error) {
 	if accept == nil {
 		// sys.read follows no last symlink only when given one.
 		accept = func(int64) bool { return true }
@@ -131,8 +125,7 @@ func (r *Root) ReadRegularStat(name string, buf []byte, accept func(size int64) 
 	if fi.Mode().IsRegular() && !accept(fi.Size()) {
 		return nil, nil, ErrSizeRefused
 	}
-	data, err := readBounded(f, filepath.Join(r.dir, name), fi.Size())
-	if err != nil {
+	if data, err = readBounded(f, filepath.Join(r.dir, name), fi.Size()); err != nil {
 		return nil, nil, err
 	}
 	return data, fi.Sys(), nil
