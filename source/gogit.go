@@ -321,8 +321,8 @@ func (b *gogitBackend) worktree(ctx context.Context) ([]indexEntry, []string, er
 		// base's) so, and an entry no merge left unresolved is stage 0.
 		if e.Stage == 0 && !e.SkipWorktree && !e.ModifiedAt.IsZero() {
 			fi, err := os.Lstat(filepath.Join(b.root, filepath.FromSlash(e.Name)))
-			ie.Clean = err == nil && uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) &&
-				inodeUnchanged(fi, e.Inode, e.CreatedAt) && beforeIndex(e.ModifiedAt, written)
+			ie.Clean = err == nil && beforeIndex(e.ModifiedAt, written) &&
+				statClean(fi.Sys(), indexStat{size: e.Size, mtime: e.ModifiedAt, ctime: e.CreatedAt, inode: e.Inode})
 			if err == nil {
 				ie.Info = fi
 			}

@@ -15,7 +15,7 @@ import (
 
 // indexStat is what the index recorded of a tracked file: the blob it was
 // added as, and the stat git compares to take the file as that blob
-// without reading it again (see gogitBackend.worktree).
+// without reading it again (statClean).
 type indexStat struct {
 	id           ObjectID
 	size         uint32
