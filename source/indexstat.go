@@ -23,64 +23,62 @@ type indexStat struct {
 	inode        uint32
 }
 
-// loadIndexStats reads, once, the work tree's index entries a file may be
-// taken as by its stat alone (statClean): regular files, stage 0, not
-// skipped by a sparse checkout, not intended to be added, and written
-// before the index was (an entry as new as the index is racily clean:
-// its file may have changed in the same tick, and is hashed). A search
-// that reads at least an eighth as many files as the index lists loads
-// them (the index costs ~0.5 µs an entry, hugo's 2,547 in 1.3 ms, where
-// hashing a file costs ~5 µs, hugo's 843 Go files ~6 ms of a range's CPU:
-// a search that reads few is not worth reading a large index for), and
-// every work-tree read takes them from then on (worktreeBlobBuf). None
-// for a bare repository, a SHA-256 one (parseIndexStats reads SHA-1
-// entries) or an index that cannot be read: every file is then hashed.
+// loadIndexStats reads the work tree's index entries a file may be taken
+// as by its stat alone (statClean): regular files, stage 0, not skipped
+// by a sparse checkout, not intended to be added, and written before the
+// index was (an entry as new as the index is racily clean: its file may
+// have changed in the same tick, and is hashed). A search that reads at
+// least an eighth as many files as the index lists reads them (the index
+// costs ~0.5 µs an entry, hugo's 2,547 in 1.3 ms, where hashing a file
+// costs ~5 µs, hugo's 843 Go files ~6 ms of a range's CPU: a search that
+// reads few is not worth reading a large index for), once, and every
+// work-tree read takes them from then on (worktreeBlobBuf). None for a
+// bare repository, a SHA-256 one (parseIndexStats reads SHA-1 entries)
+// or an index that cannot be read: every file is then hashed.
 func (r *Repo) loadIndexStats(reading int) {
-	if r.bare || r.Root == "" || r.gitDir == "" || r.b == nil || r.b.objectFormat() != "sha1" {
+	if r.bare || r.Root == "" || r.gitDir == "" || r.b == nil || r.b.objectFormat() != "sha1" || r.indexed.Load() != nil {
 		return
 	}
-	name := filepath.Join(r.gitDir, "index")
-	if n, ok := indexEntryCount(name); !ok || n > 8*reading {
+	r.indexedMu.Lock()
+	defer r.indexedMu.Unlock()
+	if r.indexed.Load() != nil {
 		return
 	}
-	r.indexedOnce.Do(func() {
-		if m := readIndexStats(name); m != nil {
-			r.indexed.Store(&m)
-		}
-	})
+	m, read := readIndexStats(filepath.Join(r.gitDir, "index"), 8*reading)
+	if read {
+		r.indexed.Store(&m) // empty where it could not be parsed: not read again
+	}
 }
 
-// indexEntryCount reads the number of entries from the index file's header.
-func indexEntryCount(name string) (int, bool) {
+// readIndexStats reads the index file name (see loadIndexStats) when it
+// lists at most most entries; read is false when it was not read (too
+// many entries, or no such file).
+func readIndexStats(name string, most int) (m map[string]indexStat, read bool) {
 	f, err := os.Open(name)
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
 	defer f.Close()
-	var h [12]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[:4]) != "DIRC" {
-		return 0, false
-	}
-	return int(binary.BigEndian.Uint32(h[8:])), true
-}
-
-// readIndexStats reads the index file name (see loadIndexStats).
-func readIndexStats(name string) map[string]indexStat {
-	// The index's time is read before the index: an index written in
-	// between has entries no older than this time, which are then hashed.
-	fi, err := os.Stat(name)
+	// The index's time is taken before it is read, of the file read: a
+	// file written in between has entries no older than this time, which
+	// are then hashed.
+	fi, err := f.Stat()
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil
+	// The header first: its entry count says whether to read the rest. A
+	// file that changed size since its stat does not parse whole, and is
+	// not taken.
+	data := make([]byte, max(fi.Size(), 12))
+	if _, err := io.ReadFull(f, data[:12]); err != nil || string(data[:4]) != "DIRC" {
+		return nil, true
 	}
-	m, err := parseIndexStats(data, fi.ModTime())
-	if err != nil {
-		return nil
+	if int(binary.BigEndian.Uint32(data[8:])) > most {
+		return nil, false
 	}
-	return m
+	n, _ := io.ReadFull(f, data[12:])
+	m, _ = parseIndexStats(data[:12+n], fi.ModTime())
+	return m, true
 }
 
 // parseIndexStats reads the entries of a git index (versions 2 to 4, SHA-1

@@ -126,6 +126,12 @@ func TestWorktreeBlobTakesIndexStat(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
+			// A search of no file is not worth the index; a later one of
+			// two, in an index of two, is.
+			r.loadIndexStats(0)
+			if indexed := r.indexed.Load(); indexed != nil {
+				t.Fatalf("index read for a search of no file: %v", *indexed)
+			}
 			r.loadIndexStats(2)
 			indexed := r.indexed.Load()
 			if indexed == nil || len(*indexed) != 2 {

@@ -74,8 +74,8 @@ type Repo struct {
 	worktree     *fsutil.Root
 	// indexed is what the index recorded of the work tree's files, read
 	// once by the first search that reads many (see loadIndexStats).
-	indexedOnce sync.Once
-	indexed     atomic.Pointer[map[string]indexStat]
+	indexedMu sync.Mutex
+	indexed   atomic.Pointer[map[string]indexStat]
 }
 
 // ErrNoCommits is returned when a commit is asked of a repository that has none.
