@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ctxpack/ctxpack/internal/workers"
-	"github.com/ctxpack/ctxpack/lang"
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"unsafe"
 
+	"github.com/ctxpack/ctxpack/internal/workers"
+	"github.com/ctxpack/ctxpack/lang"
 	"github.com/ctxpack/ctxpack/policy"
 )
 
@@ -85,27 +84,20 @@ func (b *builder) extractAll(paths []string) {
 		}
 		todo = append(todo, e)
 	}
-	out := make([]*lang.Facts, len(todo))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	workers := min(runtime.GOMAXPROCS(0), 8)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i] = lang.Extract(todo[i].file.Path, todo[i].analysis)
-			}
-		}()
+	for i, f := range analyseAll(todo, lang.Extract) {
+		b.facts[todo[i].file.Path] = f
 	}
-	for i := range todo {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, e := range todo {
-		b.facts[e.file.Path] = out[i]
-	}
+}
+
+// analyseAll is derive of each entry's path and analysis text, in order,
+// on up to 8 cores.
+func analyseAll[T any](todo []*entry, derive func(p, text string) T) []T {
+	out := make([]T, len(todo))
+	_ = workers.Each(context.Background(), len(todo), min(runtime.GOMAXPROCS(0), 8), func(_ context.Context, i int) error {
+		out[i] = derive(todo[i].file.Path, todo[i].analysis)
+		return nil
+	})
+	return out
 }
 
 // importsOf is factsOf(p).Imports, the imports a pack item of p names,
@@ -153,13 +145,8 @@ func (b *builder) importsAll(paths []string) {
 		}
 		todo = append(todo, e)
 	}
-	out := make([][]string, len(todo))
-	_ = workers.Each(context.Background(), len(todo), min(runtime.GOMAXPROCS(0), 8), func(_ context.Context, i int) error {
-		out[i] = lang.Imports(todo[i].file.Path, todo[i].analysis)
-		return nil
-	})
-	for i, e := range todo {
-		b.imports[e.file.Path] = out[i]
+	for i, imps := range analyseAll(todo, lang.Imports) {
+		b.imports[todo[i].file.Path] = imps
 	}
 }
 
