@@ -263,25 +263,14 @@ func TestCacheMergesSegments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(i int) string {
-		s := sha256.Sum256([]byte{byte(i)})
-		return hex.EncodeToString(s[:])
-	}
-	for i := 0; i <= cacheMaxSegments; i++ {
-		if err := c.Store(key(i), []int{i}); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storeSegments(t, c, 0, cacheMaxSegments+1)
 	if files := cacheFiles(t, dir); len(files) != 1 {
 		t.Fatalf("%d segments after merging, want 1", len(files))
 	}
 	fresh, _ := OpenCache(dir)
 	for i := 0; i <= cacheMaxSegments; i++ {
 		var got []int
-		if !fresh.Load(key(i), &got) || len(got) != 1 || got[0] != i {
+		if !fresh.Load(cacheKey(i), &got) || len(got) != 1 || got[0] != i {
 			t.Fatalf("entry %d lost in the merge: %v", i, got)
 		}
 	}
@@ -332,6 +321,20 @@ func TestScanSumSharesScanKey(t *testing.T) {
 func cacheKey(i int) string {
 	s := sha256.Sum256([]byte{byte(i)})
 	return hex.EncodeToString(s[:])
+}
+
+// storeSegments stores []int{i} under cacheKey(i) for i from from to
+// to-1, each flushed to a segment of its own.
+func storeSegments(t *testing.T, c *Cache, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		if err := c.Store(cacheKey(i), []int{i}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // A cache read from disk verifies a line when its key is looked up, not
@@ -390,14 +393,7 @@ func TestCacheVerifiesOnLookup(t *testing.T) {
 
 	// Keys a process never looked up are kept when it merges.
 	merging, _ := OpenCache(dir)
-	for i := n; i < n+cacheMaxSegments; i++ { // with the segment read, one over the most
-		if err := merging.Store(cacheKey(i), []int{i}); err != nil {
-			t.Fatal(err)
-		}
-		if err := merging.Flush(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	storeSegments(t, merging, n, n+cacheMaxSegments) // with the segment read, one over the most
 	if files := cacheFiles(t, dir); len(files) != 1 {
 		t.Fatalf("%d segments after merging, want 1", len(files))
 	}
