@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 )
 
@@ -54,7 +55,9 @@ func (r *Repo) loadIndexStats(reading int) {
 // lists at most most entries; read is false when it was not read (too
 // many entries, or no such file).
 func readIndexStats(name string, most int) (m map[string]indexStat, read bool) {
-	f, err := os.Open(name)
+	// Opened without blocking and then held to a regular file: a FIFO in
+	// its place cannot hold the run.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -63,7 +66,7 @@ func readIndexStats(name string, most int) (m map[string]indexStat, read bool) {
 	// file written in between has entries no older than this time, which
 	// are then hashed.
 	fi, err := f.Stat()
-	if err != nil {
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, false
 	}
 	// The header first: its entry count says whether to read the rest. A
