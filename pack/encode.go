@@ -76,6 +76,9 @@ type streamer struct {
 	// whole) just before its serialization b is written (Finalize's token
 	// counter).
 	onItem func(it *Item, b []byte)
+	// item holds the serialization of the last Item with a content
+	// (see itemBytes).
+	item []byte
 }
 
 func newStreamer(w io.Writer) *streamer {
@@ -88,16 +91,48 @@ func newStreamer(w io.Writer) *streamer {
 // whole writes v as encoding/json does, without the final newline (an
 // Item told to onItem first).
 func (s *streamer) whole(v any) error {
-	s.buf.Reset()
-	if err := s.enc.Encode(v); err != nil {
-		return err
+	it, isItem := v.(*Item)
+	var b []byte
+	if isItem && it.Content != "" {
+		var err error
+		if b, err = s.itemBytes(it); err != nil {
+			return err
+		}
+	} else {
+		s.buf.Reset()
+		if err := s.enc.Encode(v); err != nil {
+			return err
+		}
+		b = bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
 	}
-	b := bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
-	if it, ok := v.(*Item); ok && s.onItem != nil {
+	if isItem && s.onItem != nil {
 		s.onItem(it, b)
 	}
 	_, err := s.w.Write(b)
 	return err
+}
+
+// itemBytes is encoding/json's serialization of it: the item's other
+// fields by encoding/json, with the content empty, and the content by
+// appendQuoted in its place. The first contentKey is the content's key, as
+// noteItem also takes it: a '"' inside a string is escaped, only a key's
+// closing quote is followed by ':', and no field before it has that name.
+func (s *streamer) itemBytes(it *Item) ([]byte, error) {
+	rest := *it
+	rest.Content = ""
+	s.buf.Reset()
+	if err := s.enc.Encode(&rest); err != nil {
+		return nil, err
+	}
+	enc := bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
+	at := bytes.Index(enc, contentKey) + len(contentKey) - 1 // at the content's opening quote
+	if at < len(contentKey)-1 || !bytes.HasPrefix(enc[at:], []byte(`""`)) {
+		return nil, fmt.Errorf("serialize item %s: encoding/json wrote no empty content", it.ID)
+	}
+	s.item = append(s.item[:0], enc[:at]...)
+	s.item = appendQuoted(s.item, it.Content)
+	s.item = append(s.item, enc[at+len(`""`):]...)
+	return s.item, nil
 }
 
 func (s *streamer) write(str string) error {

@@ -132,3 +132,27 @@ func goldenPacks(t testing.TB) map[string]*Pack {
 	}
 	return out
 }
+
+// FuzzEncodeItem: an item whose content is written apart from its other
+// fields (itemBytes) is still exactly what encoding/json writes, whatever
+// its strings hold (a path or id that looks like the content's key, too).
+func FuzzEncodeItem(f *testing.F) {
+	f.Add("a.go:1:2", "a.go", "utf-8", "package a\n\tx := \"y\"\n", "r")
+	f.Add(`","content":"`, `"content":""`, `content`, "\u2028\xff\x00", `"content":"`)
+	f.Add("", "", "", "x", "")
+	f.Fuzz(func(t *testing.T, id, path, encoding, content, rule string) {
+		size := int64(len(content))
+		p := &Pack{Contents: []Item{
+			{ID: id, Path: path, Role: "related", Encoding: encoding, Content: content, SHA256: rule,
+				OriginalSizeBytes: &size, Redactions: []Redaction{{Line: 1, RuleID: rule}}},
+			{ID: content, Path: id, Importance: path, Encoding: encoding, Content: path + content},
+		}}
+		var got bytes.Buffer
+		if err := Encode(&got, p); err != nil {
+			t.Fatal(err)
+		}
+		if want := referenceJSON(t, p); !bytes.Equal(got.Bytes(), want) {
+			t.Fatalf("\n got  %s\n want %s", got.Bytes(), want)
+		}
+	})
+}

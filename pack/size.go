@@ -94,7 +94,7 @@ var extraBytes = func() (t [utf8.RuneSelf]int8) {
 // \ufffd, U+2028 and U+2029 are written \u2028 and \u2029.
 func quotedLen(s string) int {
 	n := len(s) + 2
-	for i := 0; i < len(s); {
+	for i := plainUpTo(s, 0); i < len(s); i = plainUpTo(s, i) {
 		b := s[i]
 		if b < utf8.RuneSelf {
 			n += int(extraBytes[b])

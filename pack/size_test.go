@@ -6,22 +6,46 @@ import (
 	"testing"
 )
 
-func TestQuotedLen(t *testing.T) {
-	for _, s := range []string{"", "plain", "a\"b\\c", "\n\r\t\b\f", "\x00\x01\x1f\x7f", "<a>&b", "é中😀",
-		"\u2028\u2029", "\xff\xfe", "a\xe2\x80", "\xed\xa0\x80", strings.Repeat("x\ny\"", 100)} {
-		if got, want := quotedLen(s), len(referenceJSON(t, s))-1; got != want {
-			t.Errorf("quotedLen(%q) = %d, encoding/json writes %d bytes", s, got, want)
+// quoteCases are strings whose escapes encoding/json writes in every way,
+// and each escape at every offset of an eight-byte word, in long strings.
+func quoteCases() []string {
+	cases := []string{"", "plain", "a\"b\\c", "\n\r\t\b\f", "\x00\x01\x1f\x7f", "<a>&b", "é中😀",
+		"\u2028\u2029", "\xff\xfe", "a\xe2\x80", "\xed\xa0\x80", strings.Repeat("x\ny\"", 100)}
+	for _, special := range []string{"\"", "\\", "\n", "\x00", "\x1f", "\x7f", " ", "é", "\u2028", "\xff", "\xe2\x80"} {
+		for at := range 17 {
+			cases = append(cases, strings.Repeat("a", at)+special+strings.Repeat("b", 17-at))
+		}
+	}
+	return cases
+}
+
+// TestQuote: appendQuoted writes, and quotedLen measures, what
+// encoding/json writes.
+func TestQuote(t *testing.T) {
+	for _, s := range quoteCases() {
+		want := referenceJSON(t, s)
+		want = want[:len(want)-1]
+		if got := appendQuoted(nil, s); string(got) != string(want) {
+			t.Errorf("appendQuoted(%q) = %s, encoding/json writes %s", s, got, want)
+		}
+		if got := quotedLen(s); got != len(want) {
+			t.Errorf("quotedLen(%q) = %d, encoding/json writes %d bytes", s, got, len(want))
 		}
 	}
 }
 
-func FuzzQuotedLen(f *testing.F) {
-	for _, s := range []string{"", "a\"\\\n\x00<", "\u2028\xff中"} {
+func FuzzQuote(f *testing.F) {
+	for _, s := range quoteCases() {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := quotedLen(s), len(referenceJSON(t, s))-1; got != want {
-			t.Fatalf("quotedLen(%q) = %d, encoding/json writes %d bytes", s, got, want)
+		want := referenceJSON(t, s)
+		want = want[:len(want)-1]
+		if got := appendQuoted([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendQuoted(%q) = %s, encoding/json writes %s", s, got[1:], want)
+		}
+		if got := quotedLen(s); got != len(want) {
+			t.Fatalf("quotedLen(%q) = %d, encoding/json writes %d bytes", s, got, len(want))
 		}
 	})
 }
