@@ -125,8 +125,9 @@ func (s *streamer) itemBytes(it *Item) ([]byte, error) {
 		return nil, err
 	}
 	enc := bytes.TrimSuffix(s.buf.Bytes(), []byte("\n"))
-	at := bytes.Index(enc, contentKey) + len(contentKey) - 1 // at the content's opening quote
-	if at < len(contentKey)-1 || !bytes.HasPrefix(enc[at:], []byte(`""`)) {
+	key := bytes.Index(enc, contentKey)
+	at := key + len(contentKey) - 1 // the content's opening quote
+	if key < 0 || !bytes.HasPrefix(enc[at:], []byte(`""`)) {
 		return nil, fmt.Errorf("serialize item %s: encoding/json wrote no empty content", it.ID)
 	}
 	s.item = append(s.item[:0], enc[:at]...)
