@@ -239,7 +239,7 @@ func (r *windowedRule) spans(text string, win window, lits textLiterals, ext *ru
 // matchesNear is whether re matches in one of the spans of win around the
 // rule's anchor occurrences: whether it matches in win (see above).
 func (r *windowedRule) matchesNear(text string, win window, lits textLiterals, ext *ruleExtent) bool {
-	re := r.re()
+	re := r.gate()
 	for _, sp := range r.spans(text, win, lits, ext) {
 		if re.MatchString(text[sp[0]:sp[1]]) {
 			return true

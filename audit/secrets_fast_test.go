@@ -490,6 +490,67 @@ func TestPrecheckOf(t *testing.T) {
 	}
 }
 
+// TestGateOf: a pattern's gate leaves out only the leading nodes that
+// match nothing anywhere, and matches where the pattern does: each
+// default rule's, on texts full of secrets and others, whole and cut
+// around each match of either.
+func TestGateOf(t *testing.T) {
+	for _, c := range []struct{ pattern, gate string }{
+		{`(?i)[\w.-]{0,50}?(?:key|token)=([a-z]{4})`, "(?i:(?:KEY|TOKEN)=([A-Za-z\u017f\u212a]{4}))"}, // as syntax prints it
+		{`a*b?(c)`, `(c)`},
+		{`((?:x)?y{0,2}z)`, `z`},
+		{`\bkey=([a-z]+)`, ""}, // an assertion holds only in places
+		{`(?:^|x)key`, ""},
+		{`x?`, ""},
+		{`a*`, ""},
+		{`(`, ""},
+	} {
+		g := gateOf(c.pattern)
+		if got := ""; g != nil {
+			got = g.String()
+			if got != c.gate {
+				t.Errorf("gateOf(%q) = %q, want %q", c.pattern, got, c.gate)
+			}
+		} else if c.gate != "" {
+			t.Errorf("gateOf(%q) = nil, want %q", c.pattern, c.gate)
+		}
+	}
+	cfg := mustDefaultConfig(t)
+	texts := []string{"x.api_key = abcdef0123456789\n", "key = abcdefgh", "KEY:\t'0123456789abcdef'"}
+	for i, f := range scanTexts(t) {
+		if strings.HasPrefix(f.path, "gen/") && i%(32*sample(4)) == 0 || i%(512*sample(4)) == 0 {
+			texts = append(texts, f.text)
+		}
+	}
+	gated := 0
+	for id, r := range cfg.Rules {
+		if r.Regex == nil {
+			continue
+		}
+		g := gateOf(r.Regex.String())
+		if g == nil {
+			continue
+		}
+		gated++
+		for _, text := range texts {
+			cuts := []string{text}
+			for _, re := range []*regexp.Regexp{r.Regex, g} {
+				for _, m := range re.FindAllStringIndex(text, 4) {
+					cuts = append(cuts, text[m[0]:m[1]], text[max(0, m[0]-60):min(len(text), m[1]+10)], text[m[0]+1:m[1]], text[m[0]:m[1]-1])
+				}
+			}
+			for _, cut := range cuts {
+				if a, b := r.Regex.MatchString(cut), g.MatchString(cut); a != b {
+					t.Fatalf("%s: the rule matches %q: %v, its gate %v: %v", id, cut, a, g, b)
+				}
+			}
+		}
+	}
+	if gated < 100 {
+		t.Errorf("only %d default rules have a gate", gated)
+	}
+}
+
 // TestCostlyPrechecks: foldWork tells the patterns whose precheck is slow
 // to derive (a negated class folds nearly every rune) from the rest, and
 // only a few default rules go without one.
@@ -718,6 +779,9 @@ func FuzzRuleAnalysis(f *testing.F) {
 		re, err := regexp.Compile(pattern)
 		if err != nil {
 			return
+		}
+		if g := gateOf(pattern); g != nil && g.MatchString(text) != re.MatchString(text) {
+			t.Fatalf("%q matches %q: %v, its gate %v: %v", pattern, text, re.MatchString(text), g, g.MatchString(text))
 		}
 		a, anchored := anchorsOf(pattern)
 		pre, at := prechecksOf(pattern, a.anchors)
