@@ -1046,7 +1046,7 @@ func (w *ruleWindows) touchesDecoded(id string, p *decodedPass) bool {
 	}
 	if wr == nil || !wr.anchored || ranges == nil {
 		if wr != nil && !wr.anchored && ranges != nil && wr.reach() < unbounded &&
-			!nearRanges(wr.re(), text, p.nl, ranges, wr.reach()) {
+			!nearRanges(wr.gate(), text, p.nl, ranges, wr.reach()) {
 			return false // no match touches a decoded value
 		}
 		return matchTouches(w.src.rule(id).Regex, text, 0, ranges)
