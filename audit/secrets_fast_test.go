@@ -503,9 +503,8 @@ func TestGateOf(t *testing.T) {
 		{`(?:^|x)key`, ""},
 		{`x?`, ""},
 		{`a*`, ""},
-		{`(`, ""},
 	} {
-		g := gateOf(c.pattern)
+		g := gateOf(mustParse(t, c.pattern))
 		if got := ""; g != nil {
 			got = g.String()
 			if got != c.gate {
@@ -514,6 +513,9 @@ func TestGateOf(t *testing.T) {
 		} else if c.gate != "" {
 			t.Errorf("gateOf(%q) = nil, want %q", c.pattern, c.gate)
 		}
+	}
+	if gateOf(nil) != nil {
+		t.Error("a gate of a pattern that does not parse")
 	}
 	cfg := mustDefaultConfig(t)
 	texts := []string{"x.api_key = abcdef0123456789\n", "key = abcdefgh", "KEY:\t'0123456789abcdef'"}
@@ -527,7 +529,7 @@ func TestGateOf(t *testing.T) {
 		if r.Regex == nil {
 			continue
 		}
-		g := gateOf(r.Regex.String())
+		g := gateOf(mustParse(t, r.Regex.String()))
 		if g == nil {
 			continue
 		}
@@ -780,14 +782,14 @@ func FuzzRuleAnalysis(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if g := gateOf(pattern); g != nil && g.MatchString(text) != re.MatchString(text) {
-			t.Fatalf("%q matches %q: %v, its gate %v: %v", pattern, text, re.MatchString(text), g, g.MatchString(text))
-		}
 		a, anchored := anchorsOf(pattern)
 		pre, at := prechecksOf(pattern, a.anchors)
 		tree, err := syntax.Parse(pattern, syntax.Perl)
 		if err != nil {
 			t.Fatalf("%q compiles but does not parse: %v", pattern, err)
+		}
+		if g := gateOf(tree); g != nil && g.MatchString(text) != re.MatchString(text) {
+			t.Fatalf("%q matches %q: %v, its gate %v: %v", pattern, text, re.MatchString(text), g, g.MatchString(text))
 		}
 		need := requiredLiterals(tree)
 		_, _ = starts(tree)

@@ -217,21 +217,23 @@ func newRuleWindows(src *ruleSource) *ruleWindows {
 		wr := windowedRule{id: id, anchored: f.ok, assign: f.assign, assignRest: f.assignRest,
 			anchor: anchorInfo{anchors: f.anchors, before: f.before, after: f.after}}
 		wr.re = sync.OnceValue(func() *regexp.Regexp { return src.rule(id).Regex })
+		// The pattern's tree, parsed once for what is derived from it
+		// (nil: it does not parse).
+		tree := sync.OnceValue(func() *syntax.Regexp {
+			tree, err := syntax.Parse(pattern, syntax.Perl)
+			if err != nil {
+				return nil
+			}
+			return tree
+		})
 		re := wr.re
 		wr.gate = sync.OnceValue(func() *regexp.Regexp {
-			if g := gateOf(pattern); g != nil {
+			if g := gateOf(tree()); g != nil {
 				return g
 			}
 			return re()
 		})
 		if !f.ok {
-			tree := sync.OnceValue(func() *syntax.Regexp {
-				tree, err := syntax.Parse(pattern, syntax.Perl)
-				if err != nil {
-					return nil
-				}
-				return tree
-			})
 			wr.needs = sync.OnceValue(func() []string {
 				if t := tree(); t != nil {
 					return requiredLiterals(t)
@@ -720,10 +722,10 @@ func prechecksOf(pattern string, anchors []string) (pre, at *regexp.Regexp) {
 	return nil, nil
 }
 
-// gateOf returns the pattern without its leading nodes that match the
-// empty string anywhere (a star, a question mark, a repetition from 0:
-// gitleaks' `[\w.-]{0,50}?` before a rule's keyword), or nil when it has
-// none. It matches somewhere in a text exactly when the pattern does: a
+// gateOf returns the pattern re (parsed; nil: none) without its leading
+// nodes that match the empty string anywhere (a star, a question mark, a
+// repetition from 0: gitleaks' `[\w.-]{0,50}?` before a rule's keyword),
+// or nil when it has none. It matches somewhere in a text exactly when the pattern does: a
 // match of the pattern ends with a match of it, in the same text, so
 // that an assertion in it sees the same bytes around it; and a match of
 // it is one of the pattern, those leading nodes matching nothing before
@@ -731,9 +733,8 @@ func prechecksOf(pattern string, anchors []string) (pre, at *regexp.Regexp) {
 // (generic-api-key on the 1,308 windows around "key" in prometheus' Go
 // files: 220 ms with it, 90 without). An assertion (`^`, `\b`) is kept:
 // it matches the empty string, but not everywhere.
-func gateOf(pattern string) *regexp.Regexp {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
+func gateOf(re *syntax.Regexp) *regexp.Regexp {
+	if re == nil {
 		return nil
 	}
 	for re.Op == syntax.OpCapture {
