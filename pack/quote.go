@@ -16,15 +16,18 @@ const (
 	highBits = 0x8080808080808080
 )
 
-// needsLook marks (the high bit of each byte) the bytes of the eight in w
-// that are not copied as they are: below 0x20, '"', '\\', and any byte from
-// 0x80 on (part of a character to decode). It is zero exactly when there
-// are none; the lowest mark is always a byte that is one (a mark above a
-// marked byte may be a borrow's).
+// needsLook marks (the high bit of each byte) exactly the bytes of the
+// eight in w that are not copied as they are: below 0x20, '"', '\\', and
+// any byte from 0x80 on (part of a character to decode). Each test adds to
+// a byte's low seven bits only what keeps it below 0x100, so no carry or
+// borrow crosses from one byte to the next: a mark is never a neighbour's
+// (quotedLen counts every mark of a word).
 func needsLook(w uint64) uint64 {
-	q := w ^ (lowBits * '"')
-	b := w ^ (lowBits * '\\')
-	return ((q-lowBits)&^q | (b-lowBits)&^b | (w-lowBits*0x20)&^w | w) & highBits
+	lo := w &^ highBits
+	notQuote := (lo ^ (lowBits * '"')) + lowBits*0x7f  // high bit set unless the byte is '"'
+	notSlash := (lo ^ (lowBits * '\\')) + lowBits*0x7f // unless it is '\\'
+	notControl := lo + lowBits*(0x80-0x20)             // unless it is below 0x20
+	return (^(notQuote & notSlash & notControl) | w) & highBits
 }
 
 // word is the eight bytes of s from i, little-endian.

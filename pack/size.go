@@ -2,6 +2,7 @@ package pack
 
 import (
 	"encoding/json"
+	"math/bits"
 	"reflect"
 	"strconv"
 	"unicode/utf8"
@@ -89,12 +90,42 @@ var extraBytes = func() (t [utf8.RuneSelf]int8) {
 	return t
 }()
 
+// controlsBeyond marks the bytes of ASCII w below 0x20 but '\n' and '\t'.
+func controlsBeyond(w uint64) uint64 {
+	notControl := w + lowBits*(0x80-0x20)
+	notNL := (w ^ (lowBits * '\n')) + lowBits*0x7f
+	notTab := (w ^ (lowBits * '\t')) + lowBits*0x7f
+	return ^notControl & notNL & notTab & highBits
+}
+
 // quotedLen is the length of s as encoding/json writes it, quotes and
 // escapes included (HTML characters not escaped): an invalid byte becomes
 // \ufffd, U+2028 and U+2029 are written \u2028 and \u2029.
 func quotedLen(s string) int {
 	n := len(s) + 2
-	for i := plainUpTo(s, 0); i < len(s); i = plainUpTo(s, i) {
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			w := word(s, i)
+			m := needsLook(w)
+			if m == 0 {
+				i += 8
+				continue
+			}
+			if w&highBits == 0 {
+				// Eight ASCII bytes: each mark is one to escape (a
+				// source file's newlines, tabs and quotes, word after
+				// word), counted here without leaving the word; a
+				// control character other than \n and \t takes a look
+				// at the table.
+				n += bits.OnesCount64(m)
+				for rare := m & controlsBeyond(w); rare != 0; rare &= rare - 1 {
+					n += int(extraBytes[byte(w>>(bits.TrailingZeros64(rare)-7))]) - 1
+				}
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			n += int(extraBytes[b])

@@ -2,6 +2,8 @@ package pack
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,6 +16,18 @@ func quoteCases() []string {
 	for _, special := range []string{"\"", "\\", "\n", "\x00", "\x1f", "\x7f", " ", "é", "\u2028", "\xff", "\xe2\x80"} {
 		for at := range 17 {
 			cases = append(cases, strings.Repeat("a", at)+special+strings.Repeat("b", 17-at))
+		}
+	}
+	// Two bytes side by side at every offset: each special next to
+	// another, and next to the byte one above it ('#' after '"', ']'
+	// after '\\', ' ' after a control), where a borrow between bytes
+	// would mark the neighbour too.
+	pairs := []string{"\"", "#", "\\", "]", "\x00", "\x01", "\n", "\t", "\x0b", " ", "!", "\x7f", "\x80", "é"}
+	for _, a := range pairs {
+		for _, b := range pairs {
+			for at := range 9 {
+				cases = append(cases, strings.Repeat("a", at)+a+b+strings.Repeat("b", 9-at))
+			}
 		}
 	}
 	return cases
@@ -83,5 +97,27 @@ func TestSerializedSizeBound(t *testing.T) {
 		if name == "large" && float64(bound) > 1.01*float64(len(data)) {
 			t.Errorf("%s: bound %d is %.2f times the %d bytes of the serialization", name, bound, float64(bound)/float64(len(data)), len(data))
 		}
+	}
+}
+
+// BenchmarkQuotedLen measures source code (this package's files, their
+// newlines, tabs and quotes every few words) as a string of the pack.
+func BenchmarkQuotedLen(b *testing.B) {
+	var src strings.Builder
+	names, err := filepath.Glob("*.go")
+	if err != nil || len(names) == 0 {
+		b.Fatalf("no source files: %v", err)
+	}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		src.Write(data)
+	}
+	s := src.String()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		quotedLen(s)
 	}
 }
