@@ -24,6 +24,20 @@ var unmarshalCases = []string{
 	`{"contents":[{"distance":3,"original_size_bytes":7,"score":0.30000000000000004}]} `,
 	`{"type":"full"} x`, // trailing data: an error
 	`[]`,
+	// Arrays unmarshalSplit decodes apart, and what could mislead its look.
+	`{"contents":[{"path":"a\"],\\","content":"x\\\"y"} , {"path":"b","redactions":[{"rule_id":"r"}],"relationship":["calls"]}],"file_index":[{"path":"c"}]}`,
+	`{ "contents" : [ {"path":"a"} ,{"path":"b"} ] , "type" : "full" }`,
+	`{"contents":[{"path":"a"}],"contents":[{"path":"b"}]}`, // twice
+	`{"contents":[{"path":"a"},]}`,                              // a comma before the bracket
+	`{"contents":[{"path":"a"} {"path":"b"}]}`,                  // no comma
+	`{"contents":[{"path":"a"}],"type":"full"`,                  // unclosed
+	`{"contents":[{"path":"a"}]}]`,                              // trailing data
+	`{"cont\u0065nts":[{"path":"a"}],"changes":[{"path":"b"}]}`, // an escaped name
+	`{"contents":[{"path":"a","zz_unknown":1}]}`,                // an unknown member in an element
+	`{"contents":[null,{"path":"a"}],"key_files":[{"Path":"k"}]}`,
+	`{"contents":[{"content":"\ud800x"},{"content":"ok"}]}`,
+	`{"metadata":{"contents":[{"path":"a"}]},"contents":[1]}`,
+	`{"contents":"[{\"path\":\"a\"}]"}`,
 }
 
 // checkUnmarshal fails when Unmarshal and encoding/json's Unmarshal disagree
@@ -37,6 +51,64 @@ func checkUnmarshal(t *testing.T, data []byte) {
 	}
 	if gotErr == nil && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n Unmarshal     %#v\n encoding/json %#v", data, got, want)
+	}
+	// The same with the arrays decoded apart, whatever the size.
+	var split Pack
+	splitErr := unmarshal(data, &split, 0)
+	if (splitErr == nil) != (wantErr == nil) {
+		t.Fatalf("%q: Unmarshal with the arrays apart says %v, encoding/json %v", data, splitErr, wantErr)
+	}
+	if splitErr == nil && !reflect.DeepEqual(split, want) {
+		t.Fatalf("%q:\n with the arrays apart %#v\n encoding/json        %#v", data, split, want)
+	}
+}
+
+// TestUnmarshalSplit: a canonical pack's arrays are decoded apart (not
+// left to the decoding of the whole), to the whole's value.
+func TestUnmarshalSplit(t *testing.T) {
+	split := 0
+	for name, p := range goldenPacks(t) {
+		data, err := Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var whole, apart Pack
+		if err := jsonv2.Unmarshal(data, &whole, strict...); err != nil {
+			t.Fatal(err)
+		}
+		arrays, ok := topArrays(data, splitFields())
+		if !ok {
+			t.Fatalf("%s: topArrays did not follow a canonical pack", name)
+		}
+		if len(arrays) == 0 {
+			continue
+		}
+		if !unmarshalSplit(data, &apart) {
+			t.Fatalf("%s: not decoded apart", name)
+		}
+		split++
+		if !reflect.DeepEqual(apart, whole) {
+			t.Fatalf("%s: decoded apart\n%#v\nwhole\n%#v", name, apart, whole)
+		}
+	}
+	if split == 0 {
+		t.Fatal("no golden pack has an array to decode apart")
+	}
+	for _, c := range []struct {
+		data string
+		ok   bool
+	}{
+		{`{"contents":[{"path":"a"}]}`, true},
+		{`{"contents":[{"path":"a\\\\","content":"\\\"q\\\""},{"path":"b"}],"type":"x\\\\"}`, true}, // quotes after even and odd runs of backslashes
+		{`{"contents":[{"path":"a"}],"contents":[{"path":"b"}]}`, false},
+		{`{"contents":[{"path":"a"},]}`, false},
+		{`{"contents":[{"path":"a"}]} x`, false},
+		{`{"cont\u0065nts":[{"path":"a"}]}`, false}, // no array found: decoded whole
+	} {
+		var p Pack
+		if got := unmarshalSplit([]byte(c.data), &p); got != c.ok {
+			t.Errorf("unmarshalSplit(%s) = %v, want %v", c.data, got, c.ok)
+		}
 	}
 }
 
