@@ -731,20 +731,32 @@ func finalizeCounted(p *Pack, counts TokenCounts) ([]byte, int, error) {
 	// used_chars is part of what it counts: with it at 0 (one digit) and
 	// the pack id in place (ASCII, in place of "") the pack has base
 	// characters, so the count n solves n = base-1+digits(n).
-	base := RuneCount(data) + len(p.PackID)
+	chars := RuneCount(data)
+	base := chars + len(p.PackID)
 	n := base
 	for i := 0; i < 4 && n != base-1+len(strconv.Itoa(n)); i++ {
 		n = base - 1 + len(strconv.Itoa(n))
 	}
 	p.Budget.UsedChars = n
-	// The later field first: the earlier one's span stays right.
-	if data, budgetSpan, err = reserializeField(data, rv, budgetField, budgetSpan); err != nil {
+	// The later field first: the earlier one's span stays right. The
+	// characters are counted again in the spans alone: a span starts and
+	// ends at an ASCII byte, so counts add up, and a pack's tens of MB are
+	// counted once.
+	replace := func(field int, span [2]int) ([2]int, error) {
+		chars -= RuneCount(data[span[0]:span[1]])
+		data, span, err = reserializeField(data, rv, field, span)
+		if err == nil {
+			chars += RuneCount(data[span[0]:span[1]])
+		}
+		return span, err
+	}
+	if budgetSpan, err = replace(budgetField, budgetSpan); err != nil {
 		return nil, 0, err
 	}
-	if data, idSpan, err = reserializeField(data, rv, packIDField, idSpan); err != nil {
+	if idSpan, err = replace(packIDField, idSpan); err != nil {
 		return nil, 0, err
 	}
-	if RuneCount(data) != n {
+	if chars != n {
 		return nil, 0, fmt.Errorf("serialize: used_chars did not settle")
 	}
 	// The same stretches in the bytes returned: shifted by the growth of
