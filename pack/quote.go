@@ -30,6 +30,14 @@ func needsLook(w uint64) uint64 {
 	return (^(notQuote & notSlash & notControl) | w) & highBits
 }
 
+// controlsBeyond marks the bytes of ASCII w below 0x20 but '\n' and '\t'.
+func controlsBeyond(w uint64) uint64 {
+	notControl := w + lowBits*(0x80-0x20)
+	notNL := (w ^ (lowBits * '\n')) + lowBits*0x7f
+	notTab := (w ^ (lowBits * '\t')) + lowBits*0x7f
+	return ^notControl & notNL & notTab & highBits
+}
+
 // word is the eight bytes of s from i, little-endian.
 func word(s string, i int) uint64 {
 	_ = s[i+7]

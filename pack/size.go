@@ -1,13 +1,15 @@
 package pack
 
 import (
+	"context"
 	"encoding/json"
 	"math/bits"
 	"reflect"
 	"runtime"
 	"strconv"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/ctxpack/ctxpack/internal/workers"
 )
 
 // serializedSizeBound is at least the size of p's canonical serialization,
@@ -71,30 +73,22 @@ func sizeBound(v reflect.Value) int {
 			return len("null")
 		}
 		n += len(",") * v.Len()
-		workers := runtime.GOMAXPROCS(0)
-		if v.Len() < parallelBoundFrom || workers == 1 {
+		if v.Len() < parallelBoundFrom {
 			for i := range v.Len() {
 				n += sizeBound(v.Index(i))
 			}
 			break
 		}
 		// A full tree's items, ~20 MB of contents measured byte by byte
-		// (~25 ms of one core) before the serialization can start: a
-		// share of them on each core.
-		sums := make([]int, workers)
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() {
-				sum := 0
-				for i := w; i < v.Len(); i += workers {
-					sum += sizeBound(v.Index(i))
-				}
-				sums[w] = sum
-			})
-		}
-		wg.Wait()
-		for _, sum := range sums {
-			n += sum
+		// (~25 ms of one core) before the serialization can start: on
+		// every core.
+		sizes := make([]int, v.Len())
+		_ = workers.Each(context.Background(), v.Len(), runtime.GOMAXPROCS(0), func(_ context.Context, i int) error {
+			sizes[i] = sizeBound(v.Index(i))
+			return nil
+		})
+		for _, size := range sizes {
+			n += size
 		}
 	}
 	return n
@@ -118,14 +112,6 @@ var extraBytes = func() (t [utf8.RuneSelf]int8) {
 	}
 	return t
 }()
-
-// controlsBeyond marks the bytes of ASCII w below 0x20 but '\n' and '\t'.
-func controlsBeyond(w uint64) uint64 {
-	notControl := w + lowBits*(0x80-0x20)
-	notNL := (w ^ (lowBits * '\n')) + lowBits*0x7f
-	notTab := (w ^ (lowBits * '\t')) + lowBits*0x7f
-	return ^notControl & notNL & notTab & highBits
-}
 
 // quotedLen is the length of s as encoding/json writes it, quotes and
 // escapes included (HTML characters not escaped): an invalid byte becomes
