@@ -78,6 +78,10 @@ func (b *builder) scanSentDiff(ctx context.Context, path, diff string, kept []sp
 // (Commit set), like a secret it added. Running it again on its own result
 // finds nothing. An error means the names could not be scanned.
 func RedactNames(ctx context.Context, snap *Snapshot, sc SecretScanner) ([]Finding, error) {
+	// The names a commit brings are read with its patch.
+	if err := snap.AwaitCommits(); err != nil {
+		return nil, err
+	}
 	current := map[string]bool{}
 	firstCommit := map[string]string{}
 	for _, f := range snap.Files {

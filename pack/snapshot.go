@@ -51,8 +51,58 @@ type Snapshot struct {
 	// callers, tests and importers of the change there.
 	Tree Tree
 	// Commits is, for a commit or range, each commit's added lines, oldest
-	// first, for the per-commit secret scan.
+	// first, for the per-commit secret scan. A source may read them in the
+	// background (ReadCommitsAside): they are set once AwaitCommits
+	// returns, which RedactNames and the history scan call first.
 	Commits []CommitPatch
+	// commitsRead is that read, when one was started.
+	commitsRead *commitsRead
+}
+
+// commitsRead is a read of a snapshot's commits in the background.
+type commitsRead struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	commits []CommitPatch
+	err     error
+}
+
+// ReadCommitsAside runs read in the background, for AwaitCommits to set
+// Commits to: a range's per-commit patches are read beside its tree diff
+// and listing, which do not need them.
+func (s *Snapshot) ReadCommitsAside(ctx context.Context, read func(context.Context) ([]CommitPatch, error)) {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &commitsRead{cancel: cancel, done: make(chan struct{})}
+	s.commitsRead = r
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		r.commits, r.err = read(ctx)
+	}()
+}
+
+// AwaitCommits waits for the read ReadCommitsAside started, sets Commits
+// to what it read and returns its error; at once, nil, when none was
+// started. Whatever reads Commits of a snapshot from a source calls it
+// first. It is not safe for concurrent use.
+func (s *Snapshot) AwaitCommits() error {
+	r := s.commitsRead
+	if r == nil {
+		return nil
+	}
+	<-r.done
+	s.Commits = r.commits
+	return r.err
+}
+
+// StopCommits stops the read ReadCommitsAside started and waits for it to
+// end, for a snapshot nothing will read the commits of (its packing
+// failed): the read leaves the repository before it is closed.
+func (s *Snapshot) StopCommits() {
+	if r := s.commitsRead; r != nil {
+		r.cancel()
+		<-r.done
+	}
 }
 
 // CommitPatch is the lines one commit added, per file.

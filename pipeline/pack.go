@@ -324,6 +324,7 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 		scanner, scanErr = NewScanner(ctx, repo, cfg)
 	}()
 	repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
+	repo.CommitsAside = true // the build awaits them (pack.RedactNames)
 	opts.progress("reading the repository", nil)
 	snap, err := Snapshot(ctx, repo, opts, cfg.Policy.Pack.Scope)
 	<-loaded
@@ -331,12 +332,14 @@ func packRepo(ctx context.Context, repo *source.Repo, opts PackOptions) (*Outcom
 		return nil, err
 	}
 	if scanErr != nil {
+		snap.StopCommits()
 		return nil, scanErr
 	}
 	snap.Source.Config = cfg.Origin
 	opts.progress("scanning and packing", snap)
 	out, err := build(ctx, repo, snap, cfg, scanner)
 	if err != nil {
+		snap.StopCommits()
 		return nil, err
 	}
 	out.progress, out.built = opts.progress, opts.Built

@@ -122,6 +122,7 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 		return nil, err
 	}
 	p.Repo.HistoryBlobLimit = historyBlobLimit(cfg.Policy)
+	p.Repo.CommitsAside = true       // the build awaits them (pack.RedactNames)
 	defer pauseGC(changeHeapLimit)() // a push packs commits
 	// The scanner is built while the push is read, as packRepo does.
 	var scanner *audit.Scanner
@@ -140,15 +141,17 @@ func (p *Pusher) Run(ctx context.Context, t PushTarget) (*PushRun, error) {
 	if pushed.Snapshot == nil {
 		return out, nil
 	}
+	snap := pushed.Snapshot
 	if scanErr != nil {
+		snap.StopCommits()
 		return nil, scanErr
 	}
-	snap := pushed.Snapshot
 	snap.Source.Trigger = TriggerPrePush
 	snap.Source.Ref = t.Ref
 	snap.Source.Config = cfg.Origin
 	o, err := build(ctx, p.Repo, snap, cfg, scanner)
 	if err != nil {
+		snap.StopCommits()
 		return nil, err
 	}
 	o.built = t.Built

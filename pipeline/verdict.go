@@ -20,6 +20,9 @@ type HistoryFinding = pack.Finding
 // range is found. Every file is scanned, excluded or not: pushing a commit
 // publishes it. Findings come back in commit order, then path and line.
 func ScanHistory(ctx context.Context, s *audit.Scanner, snap *pack.Snapshot) ([]HistoryFinding, error) {
+	if err := snap.AwaitCommits(); err != nil {
+		return nil, err
+	}
 	var items []audit.ScanItem
 	order := map[string]int{}
 	for i, c := range snap.Commits {

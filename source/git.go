@@ -171,13 +171,26 @@ func (r *Repo) commitSnapshot(head *Commit) (*pack.Snapshot, error) {
 
 // treeSnapshot diffs head's tree against base's, lists scope of head's tree
 // (all of it, or the change scope: see scopeFiles), and collects each listed
-// commit's added lines.
-func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*Commit, scope string) (*pack.Snapshot, error) {
-	snap, err := r.commitSnapshot(head)
-	if err != nil {
+// commit's added lines (in the background under CommitsAside).
+func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*Commit, scope string) (snap *pack.Snapshot, err error) {
+	if snap, err = r.commitSnapshot(head); err != nil {
 		return nil, err
 	}
 	snap.Source.Scope = scope
+	// Read aside, the commits' patches are read beside the tree diff and
+	// listing (express's 14 commits: ~14 ms of a ~110 ms range, ~10 ms
+	// less with them aside), until RedactNames needs them.
+	if r.CommitsAside && len(commits) > 0 {
+		reading := snap
+		reading.ReadCommitsAside(ctx, func(ctx context.Context) ([]pack.CommitPatch, error) {
+			return r.commitPatches(ctx, commits)
+		})
+		defer func() {
+			if err != nil { // nothing reads them
+				reading.StopCommits()
+			}
+		}()
+	}
 	var baseTree ObjectID
 	if base != nil {
 		snap.Source.Base = base.ID.String()
@@ -191,8 +204,10 @@ func (r *Repo) treeSnapshot(ctx context.Context, base, head *Commit, commits []*
 	if snap.Files, err = r.scopedFiles(ctx, head, snap.Changes, scope); err != nil {
 		return nil, err
 	}
-	if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
-		return nil, err
+	if !r.CommitsAside {
+		if snap.Commits, err = r.commitPatches(ctx, commits); err != nil {
+			return nil, err
+		}
 	}
 	snap.Tree = tree
 	snap.Intent.Commits = commitMessages(commits)

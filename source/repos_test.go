@@ -607,6 +607,18 @@ func TestCommitPatchesFirstErrorInOrder(t *testing.T) {
 				t.Errorf("%s: Range = %v, want the error of first.txt's commit", backend, err)
 			}
 		}
+		// Read aside, the snapshot comes back and its commits' error with
+		// AwaitCommits.
+		r.CommitsAside = true
+		for range 5 {
+			snap, err := r.Range(context.Background(), base, "HEAD", policy.ScopeChange)
+			if err != nil {
+				t.Fatalf("%s: Range aside = %v", backend, err)
+			}
+			if err := snap.AwaitCommits(); err == nil || !strings.Contains(err.Error(), "first.txt") {
+				t.Errorf("%s: AwaitCommits = %v, want the error of first.txt's commit", backend, err)
+			}
+		}
 		r.Close()
 	}
 }

@@ -46,6 +46,10 @@ type Repo struct {
 	// (0: no limit); a commit's change with a larger side is listed as
 	// skipped instead (pack.CommitPatch.Skipped).
 	HistoryBlobLimit int64
+	// CommitsAside has a commit's, a range's or a push's snapshot read its
+	// per-commit patches in the background (pack.Snapshot.ReadCommitsAside):
+	// whatever reads them calls the snapshot's AwaitCommits first.
+	CommitsAside bool
 	// opts are the options the repository was opened with (to reopen it).
 	opts OpenOptions
 	// objectsByCLI: routeObjects sent the objects to the git CLI (a reopen

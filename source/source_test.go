@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,10 +160,27 @@ func TestRangeListsEveryCommitsAddedLines(t *testing.T) {
 	c3 := g.Commit("c3")
 	g.Git("tag", "v1")
 
-	snap, err := open(t, g.Dir).Range(context.Background(), base[:7], "v1", policy.ScopeTree)
-	if err != nil {
-		t.Fatal(err)
+	for _, aside := range []bool{false, true} {
+		t.Run(fmt.Sprintf("aside=%v", aside), func(t *testing.T) {
+			r := open(t, g.Dir)
+			r.CommitsAside = aside
+			snap, err := r.Range(context.Background(), base[:7], "v1", policy.ScopeTree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if aside && snap.Commits != nil {
+				t.Fatalf("read aside, Commits = %+v before AwaitCommits", snap.Commits)
+			}
+			if err := snap.AwaitCommits(); err != nil {
+				t.Fatal(err)
+			}
+			checkRangeCommits(t, snap, c1, c2, c3)
+		})
 	}
+}
+
+func checkRangeCommits(t *testing.T, snap *pack.Snapshot, c1, c2, c3 string) {
+	t.Helper()
 	var got []string
 	for _, c := range snap.Commits {
 		got = append(got, c.Commit)
