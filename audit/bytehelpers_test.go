@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,9 @@ func checkByteHelpers(t *testing.T, s string) {
 	if got, want := mayHoldUnicodeEscape(s), mayHoldUnicodeEscapeLoop(s); got != want {
 		t.Fatalf("mayHoldUnicodeEscape(%q) = %v, want %v", s, got, want)
 	}
+	if got, want := toLower(s), strings.ToLower(s); got != want {
+		t.Fatalf("toLower(%q) = %q, want %q", s, got, want)
+	}
 }
 
 // TestByteHelpersAreTheLoops: the word-at-a-time, vector-search and table
@@ -52,18 +56,22 @@ func TestByteHelpersAreTheLoops(t *testing.T) {
 		}
 	}
 	r := rand.New(rand.NewPCG(3, 4))
-	const alphabet = "U+\\uaF09g x\xc3\xa9\x80"
+	// Bytes and whole runes: upper case in one and two bytes (É), runes
+	// whose lower case is shorter (İ, the Kelvin sign) or longer (Ⱥ),
+	// U+FFFD, invalid bytes.
+	alphabet := []string{"U", "+", "\\", "u", "a", "F", "0", "9", "g", "Z", " ", "x",
+		"\xc3", "\xa9", "\x80", "\xff", "é", "É", "İ", "\u212a", "Ⱥ", "\ufffd"}
 	for range 20000 {
-		b := make([]byte, r.IntN(24))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
+		var b strings.Builder
+		for range r.IntN(24) {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
 		}
-		checkByteHelpers(t, string(b))
+		checkByteHelpers(t, b.String())
 	}
 }
 
 func FuzzByteHelpers(f *testing.F) {
-	for _, s := range []string{"", "U+00e9 x", `a\u00E9`, "\\Uffff", "abcdefgh\xff", "U+12", "\\u12345"} {
+	for _, s := range []string{"", "U+00e9 x", `a\u00E9`, "\\Uffff", "abcdefgh\xff", "U+12", "\\u12345", "ÉCOLE İstanbul \u212a", "AB\xc3"} {
 		f.Add(s)
 	}
 	f.Fuzz(checkByteHelpers)

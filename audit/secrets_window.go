@@ -390,13 +390,13 @@ func (w *ruleWindows) release(t *textLiterals) {
 	w.found.Put(t)
 }
 
-// lowered returns strings.ToLower(text) (gitleaks' prefilter input) and
+// lowered returns toLower(text) (gitleaks' prefilter input) and
 // asciiLower(text) (the anchors' search text), the same string when text
 // is ASCII.
 func lowered(text string) (lower, alower string) {
 	for i := 0; i < len(text); i++ {
 		if text[i] >= utf8.RuneSelf {
-			return strings.ToLower(text), asciiLower(text)
+			return toLower(text), asciiLower(text)
 		}
 	}
 	s := asciiLower(text)
@@ -413,7 +413,7 @@ func (w *ruleWindows) detect(ctx context.Context, frag fragment, li *lineIndex) 
 	}
 	alower, lower := li.lower(), li.lower()
 	if !isASCII(text) {
-		lower = strings.ToLower(text)
+		lower = toLower(text)
 	}
 	buf := w.scanLiterals(lower, alower)
 	defer w.release(buf)
