@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"unsafe"
 
+	"github.com/ctxpack/ctxpack/internal/workers"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/pack/schema"
 	"github.com/ctxpack/ctxpack/policy"
@@ -260,15 +262,35 @@ func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, 
 	docs = append(docs, doc{where: "metadata", path: "(pack fields)", text: strings.Join(pack.Strings(&rest), "\n") + "\n"})
 	nameFound, nameFailed := packNames(ctx, scanner, p)
 	found, failed = append(found, nameFound...), append(failed, nameFailed...)
-	for _, d := range docs {
+	// The documents are scanned on every core (a range's items and diffs
+	// are regions no scan before saw: express's, ~3 ms one after the
+	// other), each into its place, and reported in order.
+	type scanned struct {
+		findings []pack.Finding
+		err      error
+		done     bool
+	}
+	results := make([]scanned, len(docs))
+	stopped := workers.Each(ctx, len(docs), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
+		d := docs[i]
 		// The string's own bytes: a scanner never changes what it reads.
 		text := unsafe.Slice(unsafe.StringData(d.text), len(d.text))
-		var findings []pack.Finding
-		var err error
+		r := &results[i]
 		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
-			findings, err = ds.ScanDiff(ctx, d.path, text) // a diff's lines read as the file's, at the file's lines
+			r.findings, r.err = ds.ScanDiff(ctx, d.path, text) // a diff's lines read as the file's, at the file's lines
 		} else {
-			findings, err = pack.ScanWithSum(ctx, scanner, d.path, text, d.sum)
+			r.findings, r.err = pack.ScanWithSum(ctx, scanner, d.path, text, d.sum)
+		}
+		r.done = true
+		return nil // a document that could not be scanned is reported below
+	})
+	for i, d := range docs {
+		findings, err := results[i].findings, results[i].err
+		if !results[i].done { // the run ended before it was scanned
+			err = stopped
+			if err == nil {
+				err = errors.New("not scanned")
+			}
 		}
 		if err != nil {
 			failed = append(failed, Check{Kind: KindInternal, Code: CodeInternal,
