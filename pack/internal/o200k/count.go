@@ -1,5 +1,7 @@
 package o200k
 
+import "encoding/binary"
+
 // noRank marks a pair of parts that no token merges.
 const noRank = ^uint32(0)
 
@@ -221,16 +223,31 @@ func NewCache() *Cache {
 	return c
 }
 
+// cacheKey is a short piece's bytes, little-endian in two words, and its
+// length in the second's top byte: read a word at a time where the piece
+// has one (its bytes past 8, read as the word ending at its end, shifted
+// down), byte by byte below 8.
+func cacheKey(piece string) [2]uint64 {
+	n := len(piece)
+	var k [2]uint64
+	if n >= 8 {
+		k[0] = binary.LittleEndian.Uint64([]byte(piece[:8]))
+		k[1] = binary.LittleEndian.Uint64([]byte(piece[n-8:])) >> (8 * (16 - n))
+	} else {
+		for i := 0; i < n; i++ {
+			k[0] |= uint64(piece[i]) << (8 * i)
+		}
+	}
+	k[1] |= uint64(n) << 56
+	return k
+}
+
 // Count is Count(piece), remembered for a short piece.
 func (c *Cache) Count(piece string) int {
 	if len(piece) == 0 || len(piece) > 15 {
 		return Count(piece)
 	}
-	var k [2]uint64
-	k[1] = uint64(len(piece)) << 56
-	for i := 0; i < len(piece); i++ {
-		k[i/8] |= uint64(piece[i]) << (8 * (i % 8))
-	}
+	k := cacheKey(piece)
 	i := ((k[0] ^ k[1]*0xff51afd7ed558ccd) * 0x9e3779b97f4a7c15) >> (64 - cacheBits)
 	if c.keys[i] == k {
 		return int(c.counts[i])

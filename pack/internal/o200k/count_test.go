@@ -111,3 +111,29 @@ func testCacheCounts(t *testing.T, c *Cache) {
 		t.Fatalf("Cache.Count(\"\") = %d", got)
 	}
 }
+
+// TestCacheKey: the key read a word at a time is the key read byte by
+// byte (each byte in its place, the length in the top byte), for every
+// length a cached piece has.
+func TestCacheKey(t *testing.T) {
+	byteByByte := func(piece string) [2]uint64 {
+		var k [2]uint64
+		k[1] = uint64(len(piece)) << 56
+		for i := 0; i < len(piece); i++ {
+			k[i/8] |= uint64(piece[i]) << (8 * (i % 8))
+		}
+		return k
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 15; n++ {
+		for range 200 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			if got, want := cacheKey(string(b)), byteByByte(string(b)); got != want {
+				t.Fatalf("cacheKey(%q) = %x, want %x", b, got, want)
+			}
+		}
+	}
+}
