@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
@@ -72,9 +73,19 @@ func FuzzNativeEncodings(f *testing.F) {
 
 // TestNativeDecodePassesMatchGitleaks compares the decoding passes made
 // with nativeEncodings with gitleaks' decoder's, with the decoded values'
-// ranges.
+// ranges: on texts that decode, on the same with invalid UTF-8 and NULs
+// put in (before, inside and after segments), and on scanned texts.
 func TestNativeDecodePassesMatchGitleaks(t *testing.T) {
 	texts := decodeTexts(8000 / sample(10))
+	r := rand.New(rand.NewPCG(5, 6))
+	bad := []string{"\xff", "\x80", "\xc3", "\x00", "\xe2\x82", "%\xff", "\xff%41", "U+0041\xff"}
+	for _, text := range decodeTexts(8000 / sample(10)) {
+		b := []byte(text)
+		for range 1 + r.IntN(3) {
+			b = slices.Insert(b, r.IntN(len(b)+1), []byte(bad[r.IntN(len(bad))])...)
+		}
+		texts = append(texts, string(b))
+	}
 	for i, f := range scanTexts(t) {
 		if i%sample(4) == 0 {
 			texts = append(texts, f.text)
