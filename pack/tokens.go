@@ -25,9 +25,18 @@ var (
 	codecErr  error
 )
 
-// pieceCounts holds caches of piece counts (o200k.Cache) for the counts of
-// this process to reuse, each by one goroutine at a time.
-var pieceCounts = sync.Pool{New: func() any { return o200k.NewCache() }}
+// pieceCounts and largePieceCounts hold caches of piece counts
+// (o200k.Cache, small and large) for the counts of this process to reuse,
+// each by one goroutine at a time.
+var (
+	pieceCounts      = sync.Pool{New: func() any { return o200k.NewCache(o200k.SmallCache) }}
+	largePieceCounts = sync.Pool{New: func() any { return o200k.NewCache(o200k.LargeCache) }}
+)
+
+// largeText is the size from which a text is counted with large caches:
+// a large cache costs ~1 MiB of memory written in each worker, which a
+// range's pack of tens of kilobytes would pay for nothing.
+const largeText = 4 << 20
 
 // tokenChunk is the size of the pieces CountTokens counts in parallel.
 const tokenChunk = 256 << 10
@@ -75,7 +84,7 @@ func countTokens(s string, chunk int) (int, error) {
 		}
 		return n, nil
 	}
-	c, err := newCounter()
+	c, err := newCounter(len(s) >= largeText)
 	if err != nil {
 		return 0, err
 	}
@@ -106,13 +115,19 @@ type textChunk struct {
 	out  *int
 }
 
-func newCounter() (*counter, error) {
+// newCounter starts a counter, whose workers count with large caches
+// when large is set (the text is at least largeText).
+func newCounter(large bool) (*counter, error) {
 	n := runtime.NumCPU()
 	c := &counter{chunks: make(chan textChunk, n), counts: make([]int, n), errs: make([]error, n)}
+	caches := &pieceCounts
+	if large {
+		caches = &largePieceCounts
+	}
 	for w := range n {
 		c.done.Go(func() {
-			cache := pieceCounts.Get().(*o200k.Cache)
-			defer pieceCounts.Put(cache)
+			cache := caches.Get().(*o200k.Cache)
+			defer caches.Put(cache)
 			for ch := range c.chunks {
 				if c.errs[w] != nil {
 					continue // drain, so that senders never block
@@ -212,8 +227,10 @@ type TokenCounts interface {
 // first run no slower; at 512 bytes, 9,500 entries made it 6% slower).
 const minRememberedRegion = 4096
 
+// newTokenCounter counts what is written to buf, with large caches when
+// buf was made for a large text (its capacity, the pack's size bound).
 func newTokenCounter(buf *bytes.Buffer, counts TokenCounts) (*tokenCounter, error) {
-	c, err := newCounter()
+	c, err := newCounter(buf.Cap() >= largeText)
 	if err != nil {
 		return nil, err
 	}

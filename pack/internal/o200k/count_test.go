@@ -83,10 +83,10 @@ func TestRankMisses(t *testing.T) {
 
 // TestCacheCountsAsCount: a Cache answers Count's counts, for pieces of
 // every length around its limit and for many more pieces than it has
-// slots (so that pieces share and evict slots); NewCache's as the zero
-// Cache's.
+// slots (so that pieces share and evict slots); either size, and the zero
+// Cache, which remembers nothing.
 func TestCacheCountsAsCount(t *testing.T) {
-	for _, c := range []*Cache{new(Cache), NewCache()} {
+	for _, c := range []*Cache{new(Cache), NewCache(SmallCache), NewCache(LargeCache)} {
 		testCacheCounts(t, c)
 	}
 }
@@ -94,7 +94,7 @@ func TestCacheCountsAsCount(t *testing.T) {
 func testCacheCounts(t *testing.T, c *Cache) {
 	r := rand.New(rand.NewPCG(9, 10))
 	alphabet := []rune("abcxyz  \n\t=_-é日QZ09")
-	for i := range 4 * cacheSize {
+	for i := range 4 * max(len(c.keys), 1<<SmallCache) {
 		n := 1 + i%20
 		var b strings.Builder
 		for range n {
