@@ -29,6 +29,25 @@ func mayHoldUnicodeEscapeLoop(text string) bool {
 	return false
 }
 
+// mayDecodeLooking is mayDecode looking for a unicode match at every
+// byte, as nextEncoding does.
+func mayDecodeLooking(text string) bool {
+	if mayHoldUnicodeEscape(text) {
+		return true
+	}
+	for p := 0; p < len(text); {
+		s, e, kind := nextEncoding(text, p)
+		if s < 0 {
+			return false
+		}
+		if decodeSegment(kind, text[s:e]) != "" {
+			return true
+		}
+		p = e
+	}
+	return false
+}
+
 func isB64ClassTest(c byte) bool {
 	return c == '_' || c == '/' || c == '+' || c == '-' ||
 		'0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
@@ -45,6 +64,18 @@ func checkByteHelpers(t *testing.T, s string) {
 	if got, want := toLower(s), strings.ToLower(s); got != want {
 		t.Fatalf("toLower(%q) = %q, want %q", s, got, want)
 	}
+	if got, want := mayDecode(s), mayDecodeLooking(s); got != want {
+		t.Fatalf("mayDecode(%q) = %v, want %v", s, got, want)
+	}
+	if !mayHoldUnicodeEscape(s) {
+		for p := 0; p <= len(s); p++ {
+			gs, ge, gk := nextMatch(s, p, false)
+			ws, we, wk := nextEncoding(s, p)
+			if gs != ws || ge != we || gk != wk {
+				t.Fatalf("nextMatch(%q, %d, false) = %d, %d, %d; nextEncoding %d, %d, %d", s, p, gs, ge, gk, ws, we, wk)
+			}
+		}
+	}
 }
 
 // TestByteHelpersAreTheLoops: the word-at-a-time, vector-search and table
@@ -59,11 +90,11 @@ func TestByteHelpersAreTheLoops(t *testing.T) {
 	// Bytes and whole runes: upper case in one and two bytes (É), runes
 	// whose lower case is shorter (İ, the Kelvin sign) or longer (Ⱥ),
 	// U+FFFD, invalid bytes.
-	alphabet := []string{"U", "+", "\\", "u", "a", "F", "0", "9", "g", "Z", " ", "x",
+	alphabet := []string{"U", "+", "\\", "u", "a", "F", "0", "9", "g", "Z", " ", "x", "%", "=", "/", "dGVzdA", "0123456789abcdef",
 		"\xc3", "\xa9", "\x80", "\xff", "é", "É", "İ", "\u212a", "Ⱥ", "\ufffd"}
 	for range 20000 {
 		var b strings.Builder
-		for range r.IntN(24) {
+		for range r.IntN(40) {
 			b.WriteString(alphabet[r.IntN(len(alphabet))])
 		}
 		checkByteHelpers(t, b.String())

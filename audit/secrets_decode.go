@@ -149,10 +149,18 @@ func (nativeEncodings) FindAllStringSubmatchIndex(text string, n int) [][]int {
 
 // nextEncoding is the leftmost match at or after p: its span and group.
 func nextEncoding(text string, p int) (start, end, kind int) {
+	return nextMatch(text, p, true)
+}
+
+// nextMatch is nextEncoding, looking for a unicode match when unicode is
+// set: without, it is nextEncoding over a text that holds none
+// (!mayHoldUnicodeEscape), with no look at each 'U' and backslash
+// (mayDecode, over every file a scan reads).
+func nextMatch(text string, p int, unicode bool) (start, end, kind int) {
 	n := len(text)
 	for i := p; i < n; i++ {
 		c := text[i]
-		if c == 'U' || c == '\\' {
+		if unicode && (c == 'U' || c == '\\') {
 			if e := unicodeAt(text, i); e > i {
 				return i, e, encUnicode
 			}
@@ -171,7 +179,7 @@ func nextEncoding(text string, p int) (start, end, kind int) {
 			if r < 16 {
 				// No hex or base64 match starts in this run; a unicode
 				// one ("U+") may.
-				for j := i + 1; j < i+r; j++ {
+				for j := i + 1; unicode && j < i+r; j++ {
 					if text[j] == 'U' {
 						if e := unicodeAt(text, j); e > j {
 							return j, e, encUnicode

@@ -240,7 +240,7 @@ func mayDecode(text string) bool {
 	// Without a possible unicode escape, nextEncoding finds only percent,
 	// hex and base64 segments.
 	for p := 0; p < len(text); {
-		s, e, kind := nextEncoding(text, p)
+		s, e, kind := nextMatch(text, p, false)
 		if s < 0 {
 			return false
 		}
