@@ -32,20 +32,7 @@ func mayHoldUnicodeEscapeLoop(text string) bool {
 // mayDecodeLooking is mayDecode looking for a unicode match at every
 // byte, as nextEncoding does.
 func mayDecodeLooking(text string) bool {
-	if mayHoldUnicodeEscape(text) {
-		return true
-	}
-	for p := 0; p < len(text); {
-		s, e, kind := nextEncoding(text, p)
-		if s < 0 {
-			return false
-		}
-		if decodeSegment(kind, text[s:e]) != "" {
-			return true
-		}
-		p = e
-	}
-	return false
+	return mayHoldUnicodeEscape(text) || anyDecodes(text, true)
 }
 
 func isB64ClassTest(c byte) bool {

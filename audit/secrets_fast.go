@@ -234,13 +234,17 @@ func toLower(s string) string {
 // matches are found the way the leftmost-first search finds them and decoded
 // the way the decoder decodes them.
 func mayDecode(text string) bool {
-	if mayHoldUnicodeEscape(text) {
-		return true
-	}
 	// Without a possible unicode escape, nextEncoding finds only percent,
 	// hex and base64 segments.
+	return mayHoldUnicodeEscape(text) || anyDecodes(text, false)
+}
+
+// anyDecodes reports whether one of the segments nextMatch finds in text
+// (with unicode, as nextEncoding does), one after the other, decodes to
+// something.
+func anyDecodes(text string, unicode bool) bool {
 	for p := 0; p < len(text); {
-		s, e, kind := nextMatch(text, p, false)
+		s, e, kind := nextMatch(text, p, unicode)
 		if s < 0 {
 			return false
 		}
