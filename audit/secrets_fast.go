@@ -191,7 +191,7 @@ func asciiLower(s string) string {
 // standard library maps every rune through unicode.ToLower, where here
 // only the non-ASCII runes are (hugo's documentation and translations:
 // ~2.5% of its full-tree pack's CPU). An invalid byte becomes U+FFFD, as
-// strings.Map writes it (FuzzToLower holds the two the same).
+// strings.Map writes it (FuzzByteHelpers holds the two the same).
 func toLower(s string) string {
 	i := 0
 	for i < len(s) && s[i] < utf8.RuneSelf && (s[i] < 'A' || s[i] > 'Z') {
