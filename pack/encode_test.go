@@ -115,20 +115,30 @@ func TestEncodeDigest(t *testing.T) {
 func goldenPacks(t testing.TB) map[string]*Pack {
 	t.Helper()
 	out := map[string]*Pack{}
-	goldens, err := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no golden packs in testdata (%v)", err)
-	}
-	for _, g := range goldens {
-		data, err := os.ReadFile(g)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for g, data := range globFiles(t, filepath.Join("testdata", "*.golden.json")) {
 		var p Pack
 		if err := json.Unmarshal(data, &p); err != nil {
 			t.Fatal(err)
 		}
 		out[g] = &p
+	}
+	return out
+}
+
+// globFiles reads the files pattern names, by name; at least one.
+func globFiles(t testing.TB, pattern string) map[string][]byte {
+	t.Helper()
+	names, err := filepath.Glob(pattern)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no files %s (%v)", pattern, err)
+	}
+	out := map[string][]byte{}
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = data
 	}
 	return out
 }

@@ -2,8 +2,6 @@ package pack
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -104,15 +102,7 @@ func TestSerializedSizeBound(t *testing.T) {
 // newlines, tabs and quotes every few words) as a string of the pack.
 func BenchmarkQuotedLen(b *testing.B) {
 	var src strings.Builder
-	names, err := filepath.Glob("*.go")
-	if err != nil || len(names) == 0 {
-		b.Fatalf("no source files: %v", err)
-	}
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			b.Fatal(err)
-		}
+	for _, data := range globFiles(b, "*.go") {
 		src.Write(data)
 	}
 	s := src.String()

@@ -142,6 +142,21 @@ func (r *Repo) Remove(path string) {
 	}
 }
 
+// DropBlob deletes the loose object of the blob holding content, as a
+// damaged repository or a partial clone lacks it; its id.
+func (r *Repo) DropBlob(content string) string {
+	r.t.Helper()
+	out, err := r.TryGitStdin(content, "hash-object", "--stdin")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	id := strings.TrimSpace(out)
+	if err := os.Remove(filepath.Join(r.Dir, ".git", "objects", id[:2], id[2:])); err != nil {
+		r.t.Fatal(err)
+	}
+	return id
+}
+
 // Symlink creates a symlink at path pointing to target.
 func (r *Repo) Symlink(target, path string) {
 	r.t.Helper()
