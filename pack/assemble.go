@@ -692,8 +692,9 @@ func finalize(p *Pack, counts TokenCounts) ([]byte, error) {
 // back and the count of that stretch as returned is added.
 func finalizeCounted(p *Pack, counts TokenCounts) ([]byte, int, error) {
 	p.PackID, p.Budget.UsedChars, p.Budget.EstimatedTokens = "", 0, 0
-	buf := bytes.NewBuffer(make([]byte, 0, serializedSizeBound(p)))
-	tc, err := newTokenCounter(buf, counts)
+	size := serializedSizeBound(p)
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	tc, err := newTokenCounter(buf, size, counts)
 	if err != nil {
 		return nil, 0, err
 	}

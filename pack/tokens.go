@@ -227,10 +227,10 @@ type TokenCounts interface {
 // first run no slower; at 512 bytes, 9,500 entries made it 6% slower).
 const minRememberedRegion = 4096
 
-// newTokenCounter counts what is written to buf, with large caches when
-// buf was made for a large text (its capacity, the pack's size bound).
-func newTokenCounter(buf *bytes.Buffer, counts TokenCounts) (*tokenCounter, error) {
-	c, err := newCounter(buf.Cap() >= largeText)
+// newTokenCounter counts what is written to buf, a text of about size
+// bytes (with large caches from largeText on).
+func newTokenCounter(buf *bytes.Buffer, size int, counts TokenCounts) (*tokenCounter, error) {
+	c, err := newCounter(size >= largeText)
 	if err != nil {
 		return nil, err
 	}
