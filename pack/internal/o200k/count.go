@@ -16,6 +16,12 @@ const heapFrom = 64
 // equals first, until no pair is a token. Every byte is a token, so each
 // part is one.
 func Count(piece string) int {
+	return countWith(piece, nil)
+}
+
+// countWith is Count, reading the ranks of two-byte pairs through c when
+// it is set.
+func countWith(piece string, c *Cache) int {
 	if len(piece) <= 1 {
 		return len(piece)
 	}
@@ -23,7 +29,7 @@ func Count(piece string) int {
 		return 1
 	}
 	if len(piece) < heapFrom {
-		return countScan(piece)
+		return countScan(piece, c)
 	}
 	return countHeap(piece)
 }
@@ -38,8 +44,9 @@ func pairRank(s string) uint32 {
 
 // countScan merges by scanning the pairs for the lowest rank each time.
 // at[i] is where part i begins (at[parts] = len(piece)); rank[i] is the
-// rank of parts i and i+1 merged.
-func countScan(piece string) int {
+// rank of parts i and i+1 merged. The first ranks, of two bytes, are read
+// through c when it is set: half of the lookups of a short piece.
+func countScan(piece string, c *Cache) int {
 	var atBuf [heapFrom + 1]int32
 	var rankBuf [heapFrom]uint32
 	parts := len(piece)
@@ -48,7 +55,11 @@ func countScan(piece string) int {
 		at[i] = int32(i)
 	}
 	for i := range parts - 1 {
-		rank[i] = pairRank(piece[i : i+2])
+		if c != nil {
+			rank[i] = c.pairRank(piece[i], piece[i+1])
+		} else {
+			rank[i] = pairRank(piece[i : i+2])
+		}
 	}
 	rank[parts-1] = noRank
 	// pair is the rank of parts i and i+1, when both exist.
@@ -193,76 +204,136 @@ func (h mergeHeap) down(i int) {
 }
 
 // Cache remembers the counts of short pieces (up to 15 bytes, most of a
-// text's) in a direct-mapped table a worker keeps: two loads where Count
+// text's) in direct-mapped tables a worker keeps: one load where Count
 // reads the vocabulary's index, offsets and bytes, scattered over 4 MB.
-// The zero Cache remembers nothing.
+// A piece's count (at most its length) is kept in the same word as its
+// bytes, so that a hit reads one cache line; the tables are by length, so
+// that the many pieces of 3 to 7 bytes take 8 bytes each, and the two-byte
+// ones (a quarter of a source text's pieces) are looked up by their bytes
+// in a table of the 65,536 pairs' ranks, which also gives a piece that
+// misses its first merges. The zero Cache remembers nothing.
 type Cache struct {
-	keys   [][2]uint64 // piece bytes, length<<56 in the second; zero: empty
-	counts []uint8
-	shift  uint // 64 - log2(len(keys))
+	// pairs[a<<8|b] is the rank of the two bytes a, b plus one, noRank
+	// when they are no token, or 0 until looked up: the count of a
+	// two-byte piece, and the first merges of every longer one.
+	pairs []uint32
+	// words holds pieces of 3 to 7 bytes (wordKey) and long those of 8 to
+	// 15 (longKey), each with its count in the top four bits of its last
+	// word; zero: empty.
+	words []uint64
+	long  [][2]uint64
+	shift uint // 64 - log2(len(words)), and of len(long)
 }
 
-// The sizes of a Cache, as powers of two: a small one (256 KiB of keys)
-// for the short texts a change pack counts again and again, a large one
-// (1 MiB) for a large pack, whose pieces are many more: hugo's full-tree
-// pack missed the small one for 5% of its short pieces, the large for
-// 2.4%, and prometheus' (20 MB) was counted ~20% faster with the large
-// (BenchmarkCountTokensFile, -cpu 1).
+// countShift places a count in a key's top four bits, above its length.
+const countShift = 60
+
+// The sizes of a Cache, as powers of two: a small one (128 KiB of 3- to
+// 7-byte pieces) for the short texts a change pack counts again and
+// again, a large one (512 KiB) for a large pack, whose pieces are many
+// more (prometheus' full-tree pack: 5.7 million pieces, 77,000 distinct
+// short ones). Laid out this way (a count beside its key, tables by
+// length, the pairs' ranks kept) BenchmarkCountTokensFile -cpu 1 counts
+// that pack at ~60 MB/s where one table of 16-byte keys and a table of
+// counts beside it counted ~44, hugo's (11.5 MB) at ~45 where ~32.
 const (
 	SmallCache = 14
 	LargeCache = 16
 )
 
-// NewCache returns an empty Cache of 1<<bits slots whose memory has been
-// written once. A new Cache is fresh memory from the kernel, and Count
-// reads a slot before it writes it: a page first read is mapped to the
-// shared zero page, and the write that follows copies it and flushes the
-// other cores' TLBs (an interprocessor interrupt each). Written first,
-// each page is faulted in once (hugo's 1-file range: 3.1% of ctxpack's
-// CPU in those copies, 80.2 → 77.5 ms task-clock).
+// NewCache returns an empty Cache of 1<<bits slots for each length class,
+// whose memory has been written once. A new Cache is fresh memory from
+// the kernel, and Count reads a slot before it writes it: a page first
+// read is mapped to the shared zero page, and the write that follows
+// copies it and flushes the other cores' TLBs (an interprocessor interrupt
+// each). Written first, each page is faulted in once (hugo's 1-file range:
+// 3.1% of ctxpack's CPU in those copies, 80.2 → 77.5 ms task-clock).
 func NewCache(bits int) *Cache {
 	n := 1 << bits
-	c := &Cache{keys: make([][2]uint64, n), counts: make([]uint8, n), shift: uint(64 - bits)}
+	c := &Cache{pairs: make([]uint32, 1<<16), words: make([]uint64, n), long: make([][2]uint64, n), shift: uint(64 - bits)}
 	const page = 4096
-	for i := 0; i < n; i += page / 16 { // a key is 16 bytes
-		c.keys[i][0] = 0
+	for i := 0; i < len(c.pairs); i += page / 4 {
+		c.pairs[i] = 0
 	}
-	for i := 0; i < n; i += page {
-		c.counts[i] = 0
+	for i := 0; i < n; i += page / 8 {
+		c.words[i] = 0
+	}
+	for i := 0; i < n; i += page / 16 {
+		c.long[i][0] = 0
 	}
 	return c
 }
 
-// cacheKey is a short piece's bytes, little-endian in two words, and its
-// length in the second's top byte: read a word at a time where the piece
-// has one (its bytes past 8, read as the word ending at its end, shifted
-// down), byte by byte below 8.
-func cacheKey(piece string) [2]uint64 {
+// wordKey is a piece of 3 to 7 bytes, little-endian, with its length in
+// the top byte: read as two overlapping loads where it has four bytes.
+func wordKey(piece string) uint64 {
 	n := len(piece)
-	var k [2]uint64
-	if n >= 8 {
-		k[0] = binary.LittleEndian.Uint64([]byte(piece[:8]))
-		k[1] = binary.LittleEndian.Uint64([]byte(piece[n-8:])) >> (8 * (16 - n))
+	var k uint64
+	if n >= 4 {
+		k = uint64(binary.LittleEndian.Uint32([]byte(piece[:4]))) | uint64(binary.LittleEndian.Uint32([]byte(piece[n-4:])))<<(8*(n-4))
 	} else {
-		for i := 0; i < n; i++ {
-			k[0] |= uint64(piece[i]) << (8 * i)
-		}
+		k = uint64(piece[0]) | uint64(piece[1])<<8 | uint64(piece[2])<<16
 	}
-	k[1] |= uint64(n) << 56
-	return k
+	return k | uint64(n)<<56
+}
+
+// longKey is a piece of 8 to 15 bytes, little-endian in two words, and its
+// length in the second's top byte: the bytes past 8 read as the word
+// ending at the piece's end, shifted down.
+func longKey(piece string) [2]uint64 {
+	n := len(piece)
+	return [2]uint64{
+		binary.LittleEndian.Uint64([]byte(piece[:8])),
+		binary.LittleEndian.Uint64([]byte(piece[n-8:]))>>(8*(16-n)) | uint64(n)<<56,
+	}
 }
 
 // Count is Count(piece), remembered for a short piece.
 func (c *Cache) Count(piece string) int {
-	if len(piece) == 0 || len(piece) > 15 || len(c.keys) == 0 {
+	n := len(piece)
+	switch {
+	case n <= 1 || n > 15 || c.words == nil:
 		return Count(piece)
+	case n == 2:
+		if c.pairRank(piece[0], piece[1]) != noRank {
+			return 1
+		}
+		return 2
+	case n < 8:
+		k := wordKey(piece)
+		p := &c.words[(k*0x9e3779b97f4a7c15)>>c.shift]
+		if *p&^(0xf<<countShift) == k {
+			return int(*p >> countShift)
+		}
+		m := countWith(piece, c)
+		*p = k | uint64(m)<<countShift
+		return m
+	default:
+		k := longKey(piece)
+		p := &c.long[((k[0]^k[1]*0xff51afd7ed558ccd)*0x9e3779b97f4a7c15)>>c.shift]
+		if p[0] == k[0] && p[1]&^(0xf<<countShift) == k[1] {
+			return int(p[1] >> countShift)
+		}
+		m := countWith(piece, c)
+		*p = [2]uint64{k[0], k[1] | uint64(m)<<countShift}
+		return m
 	}
-	k := cacheKey(piece)
-	i := ((k[0] ^ k[1]*0xff51afd7ed558ccd) * 0x9e3779b97f4a7c15) >> c.shift
-	if c.keys[i] == k {
-		return int(c.counts[i])
+}
+
+// pairRank is pairRank of the two bytes a, b, remembered.
+func (c *Cache) pairRank(a, b byte) uint32 {
+	p := &c.pairs[uint16(a)<<8|uint16(b)]
+	switch *p {
+	case 0:
+		r := pairRank(string([]byte{a, b}))
+		*p = r
+		if r != noRank {
+			*p++
+		}
+		return r
+	case noRank:
+		return noRank
+	default:
+		return *p - 1
 	}
-	n := Count(piece)
-	c.keys[i], c.counts[i] = k, uint8(n)
-	return n
 }

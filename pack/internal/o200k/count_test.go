@@ -58,8 +58,10 @@ func TestCountMatchesTokenizer(t *testing.T) {
 }
 
 // TestScanAndHeapAgree: the two ways of finding each merge give the same
-// parts on every text either could be given.
+// parts on every text either could be given, the scan with or without a
+// cache of the pairs' ranks.
 func TestScanAndHeapAgree(t *testing.T) {
+	c := NewCache(SmallCache)
 	for _, s := range onePiece(rand.New(rand.NewPCG(3, 4))) {
 		for len(s) >= heapFrom {
 			s = s[:heapFrom-1]
@@ -67,8 +69,11 @@ func TestScanAndHeapAgree(t *testing.T) {
 		if len(s) < 2 {
 			continue
 		}
-		if a, b := countScan(s), countHeap(s); a != b {
+		if a, b := countScan(s, nil), countHeap(s); a != b {
 			t.Fatalf("%q: scan counts %d, heap %d", s, a, b)
+		}
+		if a, b := countScan(s, c), countHeap(s); a != b {
+			t.Fatalf("%q: scan with a cache counts %d, heap %d", s, a, b)
 		}
 	}
 }
@@ -94,7 +99,7 @@ func TestCacheCountsAsCount(t *testing.T) {
 func testCacheCounts(t *testing.T, c *Cache) {
 	r := rand.New(rand.NewPCG(9, 10))
 	alphabet := []rune("abcxyz  \n\t=_-é日QZ09")
-	for i := range 4 * max(len(c.keys), 1<<SmallCache) {
+	for i := range 4 * max(len(c.words), 1<<SmallCache) {
 		n := 1 + i%20
 		var b strings.Builder
 		for range n {
@@ -112,27 +117,32 @@ func testCacheCounts(t *testing.T, c *Cache) {
 	}
 }
 
-// TestCacheKey: the key read a word at a time is the key read byte by
+// TestCacheKey: the keys read a word at a time are the key read byte by
 // byte (each byte in its place, the length in the top byte), for every
 // length a cached piece has.
 func TestCacheKey(t *testing.T) {
 	byteByByte := func(piece string) [2]uint64 {
 		var k [2]uint64
-		k[1] = uint64(len(piece)) << 56
+		k[min(len(piece)/8, 1)] = uint64(len(piece)) << 56
 		for i := 0; i < len(piece); i++ {
 			k[i/8] |= uint64(piece[i]) << (8 * (i % 8))
 		}
 		return k
 	}
 	r := rand.New(rand.NewPCG(11, 12))
-	for n := 1; n <= 15; n++ {
+	for n := 3; n <= 15; n++ {
 		for range 200 {
 			b := make([]byte, n)
 			for i := range b {
 				b[i] = byte(r.IntN(256))
 			}
-			if got, want := cacheKey(string(b)), byteByByte(string(b)); got != want {
-				t.Fatalf("cacheKey(%q) = %x, want %x", b, got, want)
+			want := byteByByte(string(b))
+			if n < 8 {
+				if got := wordKey(string(b)); got != want[0] {
+					t.Fatalf("wordKey(%q) = %x, want %x", b, got, want[0])
+				}
+			} else if got := longKey(string(b)); got != want {
+				t.Fatalf("longKey(%q) = %x, want %x", b, got, want)
 			}
 		}
 	}
