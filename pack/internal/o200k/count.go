@@ -244,12 +244,12 @@ const (
 
 // NewCache returns an empty Cache of 1<<bits slots for pieces of 3 to 7
 // bytes (a quarter as many for longer ones), whose memory has been
-// written once. A new Cache is fresh memory from
-// the kernel, and Count reads a slot before it writes it: a page first
-// read is mapped to the shared zero page, and the write that follows
-// copies it and flushes the other cores' TLBs (an interprocessor interrupt
-// each). Written first, each page is faulted in once (hugo's 1-file range:
-// 3.1% of ctxpack's CPU in those copies, 80.2 → 77.5 ms task-clock).
+// written once. A new Cache is fresh memory from the kernel, and Count
+// reads a slot before it writes it: a page first read is mapped to the
+// shared zero page, and the write that follows copies it and flushes the
+// other cores' TLBs (an interprocessor interrupt each). Written first,
+// each page is faulted in once (hugo's 1-file range: 3.1% of ctxpack's
+// CPU in those copies, 80.2 → 77.5 ms task-clock).
 func NewCache(bits int) *Cache {
 	n := 1 << bits
 	c := &Cache{pairs: make([]uint32, 1<<16), words: make([]uint64, n), long: make([][2]uint64, n>>2), shift: uint(64 - bits)}
