@@ -1,6 +1,9 @@
 package o200k
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync/atomic"
+)
 
 // noRank marks a pair of parts that no token merges.
 const noRank = ^uint32(0)
@@ -16,12 +19,6 @@ const heapFrom = 64
 // equals first, until no pair is a token. Every byte is a token, so each
 // part is one.
 func Count(piece string) int {
-	return countWith(piece, nil)
-}
-
-// countWith is Count, reading the ranks of two-byte pairs through c when
-// it is set.
-func countWith(piece string, c *Cache) int {
 	if len(piece) <= 1 {
 		return len(piece)
 	}
@@ -29,7 +26,7 @@ func countWith(piece string, c *Cache) int {
 		return 1
 	}
 	if len(piece) < heapFrom {
-		return countScan(piece, c)
+		return countScan(piece)
 	}
 	return countHeap(piece)
 }
@@ -45,8 +42,8 @@ func pairRank(s string) uint32 {
 // countScan merges by scanning the pairs for the lowest rank each time.
 // at[i] is where part i begins (at[parts] = len(piece)); rank[i] is the
 // rank of parts i and i+1 merged. The first ranks, of two bytes, are read
-// through c when it is set: half of the lookups of a short piece.
-func countScan(piece string, c *Cache) int {
+// from pairRanks: half of the lookups of a short piece.
+func countScan(piece string) int {
 	var atBuf [heapFrom + 1]int32
 	var rankBuf [heapFrom]uint32
 	parts := len(piece)
@@ -55,11 +52,7 @@ func countScan(piece string, c *Cache) int {
 		at[i] = int32(i)
 	}
 	for i := range parts - 1 {
-		if c != nil {
-			rank[i] = c.pairRank(piece[i], piece[i+1])
-		} else {
-			rank[i] = pairRank(piece[i : i+2])
-		}
+		rank[i] = bytePairRank(piece[i], piece[i+1])
 	}
 	rank[parts-1] = noRank
 	// pair is the rank of parts i and i+1, when both exist.
@@ -209,14 +202,10 @@ func (h mergeHeap) down(i int) {
 // A piece's count (at most its length) is kept in the same word as its
 // bytes, so that a hit reads one cache line; the tables are by length, so
 // that the many pieces of 3 to 7 bytes take 8 bytes each, and the two-byte
-// ones (a quarter of a source text's pieces) are looked up by their bytes
-// in a table of the 65,536 pairs' ranks, which also gives a piece that
-// misses its first merges. The zero Cache remembers nothing.
+// ones (a quarter of a source text's pieces) are counted from the
+// package's table of the byte pairs' ranks (pairRanks). The zero Cache
+// remembers nothing.
 type Cache struct {
-	// pairs[a<<8|b] is the rank of the two bytes a, b plus one, noRank
-	// when they are no token, or 0 until looked up: the count of a
-	// two-byte piece, and the first merges of every longer one.
-	pairs []uint32
 	// words holds pieces of 3 to 7 bytes (wordKey) and long those of 8 to
 	// 15 (longKey; a quarter as many slots: prometheus' pack has 18,000
 	// distinct ones where it has 55,000 shorter), each with its count in
@@ -252,11 +241,8 @@ const (
 // CPU in those copies, 80.2 → 77.5 ms task-clock).
 func NewCache(bits int) *Cache {
 	n := 1 << bits
-	c := &Cache{pairs: make([]uint32, 1<<16), words: make([]uint64, n), long: make([][2]uint64, n>>2), shift: uint(64 - bits)}
+	c := &Cache{words: make([]uint64, n), long: make([][2]uint64, n>>2), shift: uint(64 - bits)}
 	const page = 4096
-	for i := 0; i < len(c.pairs); i += page / 4 {
-		c.pairs[i] = 0
-	}
 	for i := 0; i < n; i += page / 8 {
 		c.words[i] = 0
 	}
@@ -297,7 +283,7 @@ func (c *Cache) Count(piece string) int {
 	case n <= 1 || n > 15 || c.words == nil:
 		return Count(piece)
 	case n == 2:
-		if c.pairRank(piece[0], piece[1]) != noRank {
+		if bytePairRank(piece[0], piece[1]) != noRank {
 			return 1
 		}
 		return 2
@@ -307,7 +293,7 @@ func (c *Cache) Count(piece string) int {
 		if *p&^(0xf<<countShift) == k {
 			return int(*p >> countShift)
 		}
-		m := countWith(piece, c)
+		m := Count(piece)
 		*p = k | uint64(m)<<countShift
 		return m
 	default:
@@ -316,26 +302,34 @@ func (c *Cache) Count(piece string) int {
 		if p[0] == k[0] && p[1]&^(0xf<<countShift) == k[1] {
 			return int(p[1] >> countShift)
 		}
-		m := countWith(piece, c)
+		m := Count(piece)
 		*p = [2]uint64{k[0], k[1] | uint64(m)<<countShift}
 		return m
 	}
 }
 
-// pairRank is pairRank of the two bytes a, b, remembered.
-func (c *Cache) pairRank(a, b byte) uint32 {
-	p := &c.pairs[uint16(a)<<8|uint16(b)]
-	switch *p {
+// pairRanks[a<<8|b] is the rank of the two bytes a, b plus one, noRank
+// when they are no token, or 0 until looked up: a fact of the vocabulary,
+// learnt once in a process by every counting goroutine (a racing lookup
+// stores the same value). It gives a two-byte piece's count and the first
+// merges of every longer piece a Cache misses.
+var pairRanks [1 << 16]atomic.Uint32
+
+// bytePairRank is pairRank of the two bytes a, b, through pairRanks.
+func bytePairRank(a, b byte) uint32 {
+	p := &pairRanks[uint16(a)<<8|uint16(b)]
+	switch v := p.Load(); v {
 	case 0:
 		r := pairRank(string([]byte{a, b}))
-		*p = r
-		if r != noRank {
-			*p++
+		if r == noRank {
+			p.Store(noRank)
+		} else {
+			p.Store(r + 1)
 		}
 		return r
 	case noRank:
 		return noRank
 	default:
-		return *p - 1
+		return v - 1
 	}
 }
