@@ -214,6 +214,9 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 	if err := b.redactNames(ctx); err != nil {
 		return nil, err
 	}
+	if err := b.redactSource(ctx); err != nil {
+		return nil, err
+	}
 	if err := b.readIgnoreFiles(ctx); err != nil {
 		return nil, err
 	}

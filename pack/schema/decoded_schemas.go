@@ -1183,7 +1183,7 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 							MinLength: ptr[int](1),
 						},
 						"where": &jsonschema.Schema{
-							Enum: []any{"content", "diff", "manifest", "history", "name", "intent"},
+							Enum: []any{"content", "diff", "manifest", "history", "name", "intent", "source"},
 						},
 					},
 					AdditionalProperties: &jsonschema.Schema{
