@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/source"
 	"github.com/google/go-github/v60/github"
@@ -118,12 +119,12 @@ func addedLines(patch string) ([]pack.Line, error) {
 				return nil, err
 			}
 			if n < next {
-				return nil, fmt.Errorf("hunk %q starts before the line the previous one ended on (%d)", clip(l, 60), next)
+				return nil, fmt.Errorf("hunk %s starts before the line the previous one ended on (%d)", safetext.Quote(clip(l, 60)), next)
 			}
 			next, inHunk = n, true
 		case !inHunk:
 			if strings.TrimSpace(l) != "" {
-				return nil, fmt.Errorf("text before the first hunk header: %q", clip(l, 60))
+				return nil, fmt.Errorf("text before the first hunk header: %s", safetext.Quote(clip(l, 60)))
 			}
 		case strings.HasPrefix(l, "+"):
 			out = append(out, pack.Line{Number: next, Text: l[1:]})
@@ -132,7 +133,7 @@ func addedLines(patch string) ([]pack.Line, error) {
 			next++
 		case strings.HasPrefix(l, "-"), strings.HasPrefix(l, `\`), l == "":
 		default:
-			return nil, fmt.Errorf("a line that is not part of a hunk: %q", clip(l, 60))
+			return nil, fmt.Errorf("a line that is not part of a hunk: %s", safetext.Quote(clip(l, 60)))
 		}
 	}
 	return out, nil
@@ -148,12 +149,12 @@ func hunkNewStart(header string) (int, error) {
 		rest, _, ok = strings.Cut(rest, " @@")
 	}
 	if !ok {
-		return 0, fmt.Errorf("bad hunk header %q", clip(header, 60))
+		return 0, fmt.Errorf("bad hunk header %s", safetext.Quote(clip(header, 60)))
 	}
 	start, _, _ := strings.Cut(rest, ",")
 	n, err := strconv.Atoi(start)
 	if err != nil || n < 0 || n > 1<<30 {
-		return 0, fmt.Errorf("bad hunk header %q", clip(header, 60))
+		return 0, fmt.Errorf("bad hunk header %s", safetext.Quote(clip(header, 60)))
 	}
 	if n == 0 {
 		n = 1 // an empty new side ("+0,0"): nothing is added

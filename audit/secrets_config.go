@@ -16,6 +16,7 @@ import (
 	_ "unsafe" // for go:linkname to gitleaks' config.extendDepth
 
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
@@ -407,16 +408,16 @@ func allowlistDigestLines(line func(...string), kind string, a *config.Allowlist
 func materializeExtend(name, rel string, readRelative func(string) ([]byte, error)) (string, error) {
 	clean := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
 	if filepath.IsAbs(rel) || clean == ".." || strings.HasPrefix(clean, "../") || readRelative == nil {
-		return "", fmt.Errorf("gitleaks config %s: [extend] path %q must be a path inside the repository, relative to its root", name, rel)
+		return "", fmt.Errorf("gitleaks config %s: [extend] path %s must be a path inside the repository, relative to its root", name, safetext.Quote(rel))
 	}
 	data, err := readRelative(clean)
 	if err != nil {
-		return "", fmt.Errorf("gitleaks config %s: [extend] path %q: %w", name, rel, err)
+		return "", fmt.Errorf("gitleaks config %s: [extend] path %s: %w", name, safetext.Quote(rel), err)
 	}
 	inner := viper.New()
 	inner.SetConfigType("toml")
 	if err := inner.ReadConfig(strings.NewReader(string(data))); err == nil && inner.GetString("extend.path") != "" {
-		return "", fmt.Errorf("gitleaks config %s: [extend] path %q itself extends %q: one level of [extend] path is supported", name, rel, inner.GetString("extend.path"))
+		return "", fmt.Errorf("gitleaks config %s: [extend] path %s itself extends %s: one level of [extend] path is supported", name, safetext.Quote(rel), safetext.Quote(inner.GetString("extend.path")))
 	}
 	dir, err := os.MkdirTemp("", "ctxpack-gitleaks-")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"gopkg.in/yaml.v3"
 )
 
@@ -174,7 +175,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	if e.Key != "" {
-		fmt.Fprintf(&b, ": key %q", e.Key)
+		fmt.Fprintf(&b, ": key %s", safetext.Quote(e.Key))
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
@@ -242,7 +243,7 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 		return bad("version", fmt.Sprintf("unsupported version %d; this ctxpack reads version 1", p.Version))
 	}
 	if !oneOf(p.Pack.Type, TypeAuto, TypeFull, TypeSummary) {
-		return bad("pack.type", fmt.Sprintf("%q is not a pack type; use auto, full or summary", p.Pack.Type))
+		return bad("pack.type", fmt.Sprintf("%s is not a pack type; use auto, full or summary", safetext.Quote(p.Pack.Type)))
 	}
 	// A key written with no value (`include:`) decodes to a nil list: make it
 	// the empty list it means, so equal policies have equal digests.
@@ -261,10 +262,10 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 		p.Pack.Scope = ScopeChange
 	}
 	if !oneOf(p.Pack.Scope, ScopeChange, ScopeTree) {
-		return bad("pack.scope", fmt.Sprintf("%q is not a scope; use change or tree", p.Pack.Scope))
+		return bad("pack.scope", fmt.Sprintf("%s is not a scope; use change or tree", safetext.Quote(p.Pack.Scope)))
 	}
 	if _, ok := TierChars[p.Pack.Tier]; !ok && p.Pack.Tier != TierNone {
-		return bad("pack.tier", fmt.Sprintf("%q is not a tier; use none, strong, default or cheap", p.Pack.Tier))
+		return bad("pack.tier", fmt.Sprintf("%s is not a tier; use none, strong, default or cheap", safetext.Quote(p.Pack.Tier)))
 	}
 	for _, g := range []struct {
 		key   string
@@ -298,27 +299,27 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 		}
 	}
 	if !oneOf(p.Secrets.Action, ActionRedact, ActionExclude, ActionFail) {
-		return bad("secrets.action", fmt.Sprintf("%q is not a secret action; use redact, exclude or fail", p.Secrets.Action))
+		return bad("secrets.action", fmt.Sprintf("%s is not a secret action; use redact, exclude or fail", safetext.Quote(p.Secrets.Action)))
 	}
 	if p.Secrets.History == "" {
 		p.Secrets.History = "fail"
 	}
 	if !oneOf(p.Secrets.History, "fail", "warn") {
-		return bad("secrets.history", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.History))
+		return bad("secrets.history", fmt.Sprintf("%s is not allowed; use fail or warn", safetext.Quote(p.Secrets.History)))
 	}
 	switch p.Secrets.HistoryUnavailable {
 	case "", "fail":
 		p.Secrets.HistoryUnavailable = "" // the default, elided from the digest
 	case "warn":
 	default:
-		return bad("secrets.history_unavailable", fmt.Sprintf("%q is not allowed; use fail or warn", p.Secrets.HistoryUnavailable))
+		return bad("secrets.history_unavailable", fmt.Sprintf("%s is not allowed; use fail or warn", safetext.Quote(p.Secrets.HistoryUnavailable)))
 	}
 	switch p.ConfigFrom {
 	case "", ConfigFromBase:
 		p.ConfigFrom = "" // the default, elided from the digest
 	case ConfigFromHead:
 	default:
-		return bad("config_from", fmt.Sprintf("%q is not allowed; use base or head", p.ConfigFrom))
+		return bad("config_from", fmt.Sprintf("%s is not allowed; use base or head", safetext.Quote(p.ConfigFrom)))
 	}
 	seen := map[string]bool{}
 	for i, d := range p.Egress.Destinations {
@@ -327,7 +328,7 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key + ".name", Msg: "a destination needs a name"}
 		}
 		if seen[d.Name] {
-			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key + ".name", Msg: fmt.Sprintf("destination %q is listed twice", d.Name)}
+			return &Error{File: name, Line: seqLine(root, "egress.destinations", i), Key: key + ".name", Msg: fmt.Sprintf("destination %s is listed twice", safetext.Quote(d.Name))}
 		}
 		seen[d.Name] = true
 		if d.MaxChars < 0 || d.MaxTokens < 0 {
@@ -347,7 +348,7 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 		}
 		if !oneOf(f, FailSecretUnredacted, FailSecretInHistory, FailForbiddenContent, FailOverLimit, FailNone) {
 			return &Error{File: name, Line: seqLine(root, "fail_on", i), Key: fmt.Sprintf("fail_on[%d]", i),
-				Msg: fmt.Sprintf("%q is not a condition; use secret_unredacted, secret_in_history, forbidden_content, over_limit, or none alone", f)}
+				Msg: fmt.Sprintf("%s is not a condition; use secret_unredacted, secret_in_history, forbidden_content, over_limit, or none alone", safetext.Quote(f))}
 		}
 	}
 	return nil
@@ -359,7 +360,7 @@ func CheckGlob(glob string) error {
 		return errors.New("empty glob")
 	}
 	if !doublestar.ValidatePattern(glob) {
-		return fmt.Errorf("bad glob %q (check brackets and braces)", glob)
+		return fmt.Errorf("bad glob %s (check brackets and braces)", safetext.Quote(glob))
 	}
 	return nil
 }

@@ -63,11 +63,25 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"not a mapping", "- 1\n", "must be a mapping"},
 		{"duplicate key", "version: 1\nversion: 1\n", `key "version": key appears twice`},
 	}
+	// What the file holds is repeated in an error unless it could be a
+	// secret: an error may end up in a public CI log.
+	token := "ghp_" + strings.Repeat("Zq7Lm2Xv9", 4)
+	hidden := "(a 40-character text, not shown: it may hold a secret)"
+	tests = append(tests, []struct{ name, doc, want string }{
+		{"token as a key", "version: 1\n" + token + ": 1\n", `.ctxpack.yml:2: key ` + hidden + `: unknown key`},
+		{"token as a nested key", "limits:\n  " + token + ": 1\n", `.ctxpack.yml:2: key (a 47-character text, not shown`},
+		{"token as a value", "secrets:\n  action: " + token + "\n", `key "secrets.action": ` + hidden + ` is not a secret action`},
+		{"token in a glob", "pack:\n  exclude: [\"[" + token + "\"]\n", `bad glob (a 41-character text, not shown`},
+		{"token in fail_on", "fail_on: [" + token + "]\n", `key "fail_on[0]": ` + hidden},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(".ctxpack.yml", []byte(tt.doc))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v\nwant it to contain %s", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "Zq7Lm2Xv9") {
+				t.Fatalf("err = %v repeats the token", err)
 			}
 			var pe *Error
 			if !errors.As(err, &pe) {

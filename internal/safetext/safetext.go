@@ -49,3 +49,48 @@ func Line(s string) string {
 func bidi(r rune) bool {
 	return (r >= '\u202A' && r <= '\u202E') || (r >= '\u2066' && r <= '\u2069') || r == '\u200E' || r == '\u200F' || r == '\u061C'
 }
+
+// Quote is s quoted (as %q) for a message that repeats what a file or a
+// user wrote (an unknown key, a bad value, a bad glob), unless s could be
+// a secret: a run of tokenRun or more letters and digits holding both, as
+// every token, key id and encoded key has, or more than maxQuoted bytes.
+// Such a text is described by its length instead, since the message may
+// end up in a CI log.
+func Quote(s string) string {
+	if len(s) > maxQuoted || tokenLike(s) {
+		return fmt.Sprintf("(a %d-character text, not shown: it may hold a secret)", utf8.RuneCountInString(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// tokenRun and maxQuoted bound what Quote repeats: a configuration key, a
+// value or a glob a person writes has no 16 letters and digits in a row
+// mixing both (`preserve_head_lines`, `src/**/*.go`, `fail`).
+const (
+	tokenRun  = 16
+	maxQuoted = 120
+)
+
+// tokenLike reports whether s holds tokenRun or more ASCII letters and
+// digits in a row, with at least one of each.
+func tokenLike(s string) bool {
+	run, letters, digits := 0, false, false
+	for i := 0; i <= len(s); i++ {
+		var c byte
+		if i < len(s) {
+			c = s[i]
+		}
+		switch {
+		case c >= '0' && c <= '9':
+			run, digits = run+1, true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			run, letters = run+1, true
+		default:
+			if run >= tokenRun && letters && digits {
+				return true
+			}
+			run, letters, digits = 0, false, false
+		}
+	}
+	return false
+}

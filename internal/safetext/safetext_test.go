@@ -39,3 +39,22 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+func TestQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"preserve_head_lines":                      `"preserve_head_lines"`,
+		"src/**/*.{go,ts}":                         `"src/**/*.{go,ts}"`,
+		"fail":                                     `"fail"`,
+		"sha256-deadbeef":                          `"sha256-deadbeef"`,
+		"ghp_" + strings.Repeat("aB3", 12):         "(a 40-character text, not shown: it may hold a secret)",
+		"AKIA" + strings.Repeat("Q7", 8):           "(a 20-character text, not shown: it may hold a secret)",
+		"key_" + strings.Repeat("x", 130):          "(a 134-character text, not shown: it may hold a secret)",
+		strings.Repeat("a", 20):                    `"` + strings.Repeat("a", 20) + `"`,
+		"x-" + strings.Repeat("1234567890", 2):     `"x-` + strings.Repeat("1234567890", 2) + `"`,
+		"id " + strings.Repeat("a1", 8) + " after": "(a 25-character text, not shown: it may hold a secret)",
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
