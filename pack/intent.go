@@ -102,9 +102,14 @@ func SplitMessage(msg string) (subject, body string) {
 	return strings.Join(strings.Fields(head), " "), strings.TrimSpace(rest)
 }
 
+// redactionMarker matches what applyRedactions puts in a secret's place.
+var redactionMarker = regexp.MustCompile(`\[REDACTED:[^\]\n]*\]`)
+
 // capText shortens s to n runes, marking the cut; it reports whether it cut.
+// A cut inside a redaction marker moves before the marker: a marker is
+// whole or gone. n <= 0 is no cap.
 func capText(s string, n int) (string, bool) {
-	if utf8.RuneCountInString(s) <= n {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
 		return s, false
 	}
 	i, k := 0, 0
@@ -114,45 +119,75 @@ func capText(s string, n int) (string, bool) {
 		}
 		k++
 	}
+	for _, m := range redactionMarker.FindAllStringIndex(s, -1) {
+		if m[0] >= i {
+			break
+		}
+		if i < m[1] {
+			i = m[0]
+		}
+	}
 	return strings.TrimRightFunc(s[:i], func(r rune) bool { return r == ' ' || r == '\n' }) + intentTruncateMarker, true
 }
 
 // boundIntent caps every text of the intent and drops what is over the
-// counts, saying so.
-func boundIntent(in Intent) Intent {
+// counts, saying so. Every text goes through text with its field name (as
+// in IntentRedaction.Field) and its cap in runes (0: none), which caps it
+// and reports whether it cut. The goal falls back to the task's goal or
+// title, then to the pull request's title, then to the only commit's
+// subject, capped as that text is.
+func boundIntent(in Intent, text func(field string, s *string, n int) bool) Intent {
 	out := in
 	var omitted []string
-	cut := func(s *string, n int) {
-		var c bool
-		*s, c = capText(*s, n)
+	cut := func(field string, s *string, n int) {
+		if *s == "" {
+			return
+		}
+		c := text(field, s, n)
 		out.Truncated = out.Truncated || c
 	}
-	cut(&out.Goal, intentGoalChars)
+	goalChars := intentGoalChars
+	if out.Goal == "" && in.Task != nil {
+		if out.Goal = in.Task.Goal; out.Goal == "" {
+			out.Goal, goalChars = in.Task.Title, intentTitleChars
+		}
+	}
+	if out.Goal == "" && in.PullRequest != nil {
+		out.Goal, goalChars = in.PullRequest.Title, intentTitleChars
+	}
+	if out.Goal == "" && len(in.Commits) == 1 {
+		out.Goal, goalChars = in.Commits[0].Subject, intentSubjectChars
+	}
+	cut("goal", &out.Goal, goalChars)
 	if in.Task != nil {
 		t := *in.Task
-		cut(&t.Title, intentTitleChars)
-		cut(&t.Goal, intentGoalChars)
-		cut(&t.Body, intentTaskBodyChars)
+		cut("task.title", &t.Title, intentTitleChars)
+		cut("task.goal", &t.Goal, intentGoalChars)
+		cut("task.body", &t.Body, intentTaskBodyChars)
 		t.Acceptance = append([]string(nil), t.Acceptance...)
 		for i := range t.Acceptance {
-			cut(&t.Acceptance[i], intentAcceptChars)
+			cut(fmt.Sprintf("task.acceptance[%d]", i), &t.Acceptance[i], intentAcceptChars)
 		}
 		if len(t.Files) > intentMaxTaskFiles {
 			omitted = append(omitted, fmt.Sprintf("%d task files", len(t.Files)-intentMaxTaskFiles))
 			t.Files, out.Truncated = t.Files[:intentMaxTaskFiles], true
 		}
+		t.Files = append([]string(nil), t.Files...)
+		for i := range t.Files {
+			cut(fmt.Sprintf("task.files[%d]", i), &t.Files[i], 0)
+		}
 		out.Task = &t
 	}
 	if in.PullRequest != nil {
 		pr := *in.PullRequest
-		cut(&pr.Title, intentTitleChars)
-		cut(&pr.Body, intentPRBodyChars)
+		cut("pull_request.title", &pr.Title, intentTitleChars)
+		cut("pull_request.body", &pr.Body, intentPRBodyChars)
 		if len(pr.Labels) > intentMaxLabels {
 			pr.Labels, out.Truncated = pr.Labels[:intentMaxLabels], true
 		}
 		pr.Labels = append([]string(nil), pr.Labels...)
 		for i := range pr.Labels {
-			cut(&pr.Labels[i], 100)
+			cut(fmt.Sprintf("pull_request.labels[%d]", i), &pr.Labels[i], 100)
 		}
 		if len(pr.Closes) > intentMaxCloses {
 			omitted = append(omitted, fmt.Sprintf("%d closed issues", len(pr.Closes)-intentMaxCloses))
@@ -160,7 +195,7 @@ func boundIntent(in Intent) Intent {
 		}
 		pr.Closes = append([]IssueRef(nil), pr.Closes...)
 		for i := range pr.Closes {
-			cut(&pr.Closes[i].Title, intentTitleChars)
+			cut(fmt.Sprintf("pull_request.closes[%d].title", i), &pr.Closes[i].Title, intentTitleChars)
 		}
 		out.PullRequest = &pr
 	}
@@ -177,8 +212,8 @@ func boundIntent(in Intent) Intent {
 	droppedBodies := 0
 	for i := range out.Commits {
 		c := &out.Commits[i]
-		cut(&c.Subject, intentSubjectChars)
-		cut(&c.Body, intentCommitBody)
+		cut(fmt.Sprintf("commits[%d].subject", i), &c.Subject, intentSubjectChars)
+		cut(fmt.Sprintf("commits[%d].body", i), &c.Body, intentCommitBody)
 		if c.Body == "" {
 			continue
 		}
@@ -204,7 +239,8 @@ func boundIntent(in Intent) Intent {
 var checklistItem = regexp.MustCompile(`(?m)^[ \t]*[-*+][ \t]+\[[ xX]\][ \t]+(.+?)[ \t]*$`)
 
 // deriveAcceptance collects the checklist items of the task, the pull request
-// body and the commit bodies, in that order, once each.
+// body and the commit bodies, in that order, once each, uncapped (the
+// caller scans each item whole, then caps it).
 func deriveAcceptance(in *Intent) {
 	seen := map[string]bool{}
 	add := func(s string) {
@@ -213,7 +249,6 @@ func deriveAcceptance(in *Intent) {
 			return
 		}
 		seen[s] = true
-		s, _ = capText(s, intentAcceptChars)
 		in.Acceptance = append(in.Acceptance, s)
 	}
 	texts := []string{}
@@ -292,8 +327,7 @@ func deriveMentioned(in *Intent, listed []string, inTree func(string) bool) {
 	}
 }
 
-// intentFields lists every text of the intent with its field name, for the
-// secret scan.
+// intentFields lists every text of the intent with its field name.
 func intentFields(in *Intent) []intentField {
 	var out []intentField
 	add := func(name string, s *string) {
@@ -339,50 +373,45 @@ type intentField struct {
 }
 
 // buildIntent bounds the snapshot's intent, derives acceptance criteria and
-// mentioned paths, and redacts secrets in every text. The goal falls back to
-// the pull request title, then to the only commit's subject.
+// mentioned paths, and redacts secrets in every text. Every text is scanned
+// whole, and its secrets replaced, before it is capped: a cap inside a
+// secret would leave a part that no scan recognises (a private key without
+// its END line, a token's first characters), and the audit, which sees
+// only the capped text, could not tell.
 func (b *builder) buildIntent(ctx context.Context) (*Intent, error) {
-	in := boundIntent(b.snap.Intent)
-	if in.Goal == "" && in.Task != nil {
-		in.Goal = in.Task.Goal
-		if in.Goal == "" {
-			in.Goal = in.Task.Title
-		}
-	}
-	if in.Goal == "" && in.PullRequest != nil {
-		in.Goal = in.PullRequest.Title
-	}
-	if in.Goal == "" && len(in.Commits) == 1 {
-		in.Goal = in.Commits[0].Subject
-	}
-	deriveAcceptance(&in)
 	action := b.secretAction()
+	reds := map[string][]Redaction{} // by field
+	var scanErr error
+	text := func(field string, s *string, n int) bool {
+		if scanErr != nil {
+			return false
+		}
+		var r []Redaction
+		var cut bool
+		*s, r, cut, scanErr = b.boundIntentText(ctx, field, *s, n, action)
+		reds[field] = append(reds[field], r...)
+		return cut
+	}
+	in := boundIntent(b.snap.Intent, text)
+	deriveAcceptance(&in)
+	for i := range in.Acceptance {
+		// An item is cut from a redacted text, whose markers are its
+		// redactions too; it is capped, not counted as the intent's
+		// truncation.
+		field := fmt.Sprintf("acceptance[%d]", i)
+		for _, m := range redactionMarker.FindAllString(in.Acceptance[i], -1) {
+			reds[field] = append(reds[field], Redaction{Line: 1, RuleID: m[len("[REDACTED:") : len(m)-1]})
+		}
+		text(field, &in.Acceptance[i], intentAcceptChars)
+	}
+	if scanErr != nil {
+		return nil, scanErr
+	}
+	// What the caps left of each text (a body over the bodies' bound is
+	// left out whole) says which redactions the pack holds.
 	for _, f := range intentFields(&in) {
-		findings, err := b.opts.Scanner.Scan(ctx, "(intent)", []byte(*f.text))
-		if err != nil {
-			return nil, fmt.Errorf("secret scan of the intent's %s: %w", f.name, err)
-		}
-		if len(findings) == 0 {
-			continue
-		}
-		var spans []redactSpan
-		for _, x := range findings {
-			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
-		}
-		text, reds, err := b.redactAll(ctx, "(intent)", *f.text, spans)
-		if err != nil {
-			return nil, err
-		}
-		// Messages are never withheld whole (they say what the change is
-		// for); the secret in them is replaced whatever the action, and a
-		// fail action still fails the verdict through the event.
-		*f.text = text
-		for _, r := range reds.list {
+		for _, r := range keptRedactions(reds[f.name], *f.text) {
 			in.Redactions = append(in.Redactions, IntentRedaction{Field: f.name, Line: r.Line, RuleID: r.RuleID})
-		}
-		for _, x := range append(findings, reds.extra...) {
-			x.Path = "(intent) " + f.name
-			b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "intent", Action: intentAction(action)})
 		}
 	}
 	sort.SliceStable(in.Redactions, func(i, j int) bool { return in.Redactions[i].Field < in.Redactions[j].Field })
@@ -417,6 +446,78 @@ func (b *builder) buildIntent(ctx context.Context) (*Intent, error) {
 		return nil, nil
 	}
 	return &in, nil
+}
+
+// boundIntentText redacts the secrets of one whole text of the intent,
+// then caps it at n runes (0: no cap), and scans what the cap left again: a
+// cut can make a match the whole text did not have. It returns the text,
+// its redactions (some may lie in what the cap took; see keptRedactions),
+// and whether it cut. Messages are never withheld whole (they say what the
+// change is for): a secret in them is replaced whatever the action, and a
+// fail action still fails the verdict through the event, also for a secret
+// the cap then left out.
+func (b *builder) boundIntentText(ctx context.Context, field, text string, n int, action string) (string, []Redaction, bool, error) {
+	redact := func(text string) (string, []Redaction, error) {
+		findings, err := b.opts.Scanner.Scan(ctx, "(intent)", []byte(text))
+		if err != nil {
+			return "", nil, fmt.Errorf("secret scan of the intent's %s: %w", field, err)
+		}
+		if len(findings) == 0 {
+			return text, nil, nil
+		}
+		var spans []redactSpan
+		for _, x := range findings {
+			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
+		}
+		text, reds, err := b.redactAll(ctx, "(intent)", text, spans)
+		if err != nil {
+			return "", nil, err
+		}
+		for _, x := range append(findings, reds.extra...) {
+			x.Path = "(intent) " + field
+			b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "intent", Action: intentAction(action)})
+		}
+		return text, reds.list, nil
+	}
+	text, reds, err := redact(text)
+	if err != nil {
+		return "", nil, false, err
+	}
+	text, cut := capText(text, n)
+	if cut {
+		var more []Redaction
+		if text, more, err = redact(text); err != nil {
+			return "", nil, false, err
+		}
+		reds = append(reds, more...)
+	}
+	return text, reds, cut, nil
+}
+
+// keptRedactions are the redactions of reds whose marker is still in text,
+// a prefix of the text they were made in (line and rule name a marker; a
+// line's last markers are the ones a cut takes).
+func keptRedactions(reds []Redaction, text string) []Redaction {
+	type at struct {
+		line int
+		rule string
+	}
+	left := map[at]int{}
+	line := 1
+	last := 0
+	for _, m := range redactionMarker.FindAllStringIndex(text, -1) {
+		line += strings.Count(text[last:m[0]], "\n")
+		last = m[0]
+		left[at{line, text[m[0]+len("[REDACTED:") : m[1]-1]}]++
+	}
+	var kept []Redaction
+	for _, r := range reds {
+		if k := (at{r.Line, r.RuleID}); left[k] > 0 {
+			left[k]--
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }
 
 // intentAction is what happened to a secret in the intent: it is always
