@@ -6,19 +6,38 @@ package lang
 
 import (
 	"context"
+	"errors"
 	"path"
 	"strings"
 )
 
-// File is one file of a tree as lang reads it. Read is called only for
-// files lang needs, so a caller can keep reading lazy.
+// File is one file of a tree as lang reads it. Read and Text are called
+// only for files lang needs, so a caller can keep reading lazy.
 type File struct {
 	Path string
 	Size int64
 	// Regular is false for symlinks, submodules and other non-files.
 	Regular bool
 	Read    func(ctx context.Context) ([]byte, error)
+	// Text is the file's text with its secrets already redacted: every
+	// text BuildManifest takes from a file (names, versions, descriptions,
+	// the purpose) comes from it, never from Read, since what it makes of
+	// a text (a capped description, a paragraph with its markup removed)
+	// can hold part of a secret that no scan of the result recognises. A
+	// file without Text gives the manifest no text; ErrExcluded says the
+	// text may not be used.
+	Text func(ctx context.Context) ([]byte, error)
 }
+
+// ErrExcluded is what File.Text returns for a file whose text may not be
+// used (its secret scan excluded it).
+var ErrExcluded = errors.New("excluded")
+
+// Redactor replaces the secrets in a text BuildManifest is about to cap
+// (the purpose, a version): a cap inside a secret that only the derived
+// text holds (a JSON escape decoded, markup removed) would leave a part no
+// later scan recognises. An error means the text could not be checked.
+type Redactor func(ctx context.Context, text string) (string, error)
 
 // Manifest is seed 000's Manifest.
 type Manifest struct {

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
@@ -209,6 +210,23 @@ func FuzzManifest(f *testing.F) {
 		for _, e := range m1.EntryPoints {
 			if _, ok := files[e]; !ok && !strings.HasSuffix(e, "/") {
 				t.Fatalf("entry point %q is not a file of the tree", e)
+			}
+		}
+		// Every text comes from File.Text: when Text has no Q where Read
+		// has, no text of the manifest has one.
+		tr := newMFTree(files)
+		for i := range tr.files {
+			text := []byte(strings.ReplaceAll(files[tr.files[i].Path], "Q", "q"))
+			tr.files[i].Text = func(context.Context) ([]byte, error) { return text, nil }
+		}
+		m, notes := BuildManifest(context.Background(), "repo", tr.files, mfAll, nil)
+		texts := append([]string{m.ProjectName, m.ProjectType, m.PurposeGuess, m.StructureSummary, m.BuildSystem, m.TestFramework}, notes...)
+		for _, d := range m.Dependencies {
+			texts = append(texts, d.Name, d.Version, d.Type, d.Source)
+		}
+		for _, s := range append(texts, m.EntryPoints...) {
+			if strings.Contains(s, "Q") {
+				t.Fatalf("%q is not from File.Text", s)
 			}
 		}
 	})

@@ -89,16 +89,20 @@ var mfSkipDirs = map[string]bool{
 }
 
 // BuildManifest derives seed 000's Manifest from the snapshot's files. It reads
-// only the few manifest files it needs (via File.Read) and never fails on a
-// malformed manifest file: a file that does not parse is noted in the returned
-// notes slice (e.g. "package.json: not valid JSON: ...") and skipped.
+// only the few manifest files it needs (their text via File.Text; Go files
+// it only classifies via File.Read) and never fails on a malformed manifest
+// file: a file that does not parse is noted in the returned notes slice
+// (e.g. "package.json: not valid JSON: ...") and skipped.
+//
+// redact, when set, is handed every text before it is capped (a nil redact
+// caps texts as they are); a text it cannot check is left out.
 //
 // Only files for which included returns true are read (a nil included reads
 // nothing). A context error from Read stops all further reading; what was read
 // so far is still used. The result depends only on the inputs: everything is
 // sorted, and the notes are sorted too.
-func BuildManifest(ctx context.Context, repoName string, files []File, included func(path string) bool) (Manifest, []string) {
-	r := &mfReader{ctx: ctx, included: included, byPath: make(map[string]*File, len(files))}
+func BuildManifest(ctx context.Context, repoName string, files []File, included func(path string) bool, redact Redactor) (Manifest, []string) {
+	r := &mfReader{ctx: ctx, included: included, redact: redact, byPath: make(map[string]*File, len(files))}
 	for i := range files {
 		if _, dup := r.byPath[files[i].Path]; !dup {
 			r.byPath[files[i].Path] = &files[i]
@@ -127,7 +131,7 @@ func BuildManifest(ctx context.Context, repoName string, files []File, included 
 	m.EntryPoints = r.entryPoints(infos)
 	m.BuildSystem = r.buildSystem(infos, rootKinds)
 	m.TestFramework = r.testFramework(infos, rootKinds)
-	m.PurposeGuess = r.purpose(infos)
+	m.PurposeGuess = mfCapWords(r.redacted(r.purpose(infos), mfMaxPurpose), mfMaxPurpose)
 	m.StructureSummary = mfStructure(r.paths, m.ProjectType, kindManifests)
 
 	notes := slices.Compact(slices.Sorted(slices.Values(r.notes)))
@@ -142,6 +146,7 @@ func BuildManifest(ctx context.Context, repoName string, files []File, included 
 type mfReader struct {
 	ctx      context.Context
 	included func(string) bool
+	redact   Redactor
 	byPath   map[string]*File
 	paths    []string // sorted
 	notes    []string
@@ -159,10 +164,35 @@ func (r *mfReader) exists(p string) bool {
 	return ok
 }
 
-// read returns the content of p, or false when p is absent, not a regular
-// file, not included, larger than limit, unreadable or the context is done.
-// noteSkip adds a note when an existing file is skipped.
+// redacted is s, its secrets replaced when it is longer than max runes
+// (about to be capped); "" when they could not be looked for.
+func (r *mfReader) redacted(s string, max int) string {
+	if r.redact == nil || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	out, err := r.redact(r.ctx, s)
+	if err != nil {
+		r.note("manifest: a text could not be checked for secrets and is left out")
+		return ""
+	}
+	return out
+}
+
+// text returns the text of p with its secrets redacted (File.Text), or
+// false as read does.
+func (r *mfReader) text(p string, limit int64) ([]byte, bool) {
+	return r.readWith(p, limit, true, func(f *File) func(context.Context) ([]byte, error) { return f.Text })
+}
+
+// read returns the content of p as stored (File.Read), for classifying it
+// only, or false when p is absent, not a regular file, not included, larger
+// than limit, unreadable or the context is done. noteSkip adds a note when
+// an existing file is skipped.
 func (r *mfReader) read(p string, limit int64, noteSkip bool) ([]byte, bool) {
+	return r.readWith(p, limit, noteSkip, func(f *File) func(context.Context) ([]byte, error) { return f.Read })
+}
+
+func (r *mfReader) readWith(p string, limit int64, noteSkip bool, how func(*File) func(context.Context) ([]byte, error)) ([]byte, bool) {
 	if r.stopped {
 		return nil, false
 	}
@@ -171,7 +201,7 @@ func (r *mfReader) read(p string, limit int64, noteSkip bool) ([]byte, bool) {
 		return nil, false
 	}
 	f := r.byPath[p]
-	if f == nil || f.Read == nil || !f.Regular {
+	if f == nil || how(f) == nil || !f.Regular {
 		return nil, false
 	}
 	if r.included == nil || !r.included(p) {
@@ -186,10 +216,16 @@ func (r *mfReader) read(p string, limit int64, noteSkip bool) ([]byte, bool) {
 		}
 		return nil, false
 	}
-	data, err := f.Read(r.ctx)
+	data, err := how(f)(r.ctx)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || r.ctx.Err() != nil {
 			r.stop(err)
+			return nil, false
+		}
+		if errors.Is(err, ErrExcluded) {
+			if noteSkip {
+				r.note("%s: excluded, not read", p)
+			}
 			return nil, false
 		}
 		if noteSkip {
@@ -295,7 +331,7 @@ func (r *mfReader) manifests() []*mfInfo {
 			break
 		}
 		reads++
-		data, ok := r.read(in.path, mfMaxManifestBytes, true)
+		data, ok := r.text(in.path, mfMaxManifestBytes)
 		if !ok {
 			continue
 		}
@@ -910,8 +946,8 @@ var mfTypeRank = map[string]int{DepRuntime: 0, DepDev: 1, DepPeer: 2}
 // mfUserinfo matches the credentials part of a URL.
 var mfUserinfo = regexps.MustCompile(`://[^/@\s]*@`)
 
-func mfCleanVersion(v string) string {
-	v = strings.TrimSpace(mfUserinfo().ReplaceAllString(v, "://"))
+func (r *mfReader) cleanVersion(v string) string {
+	v = r.redacted(strings.TrimSpace(mfUserinfo().ReplaceAllString(v, "://")), mfMaxVersion)
 	if utf8.RuneCountInString(v) > mfMaxVersion {
 		v = string([]rune(v)[:mfMaxVersion-1]) + "…"
 	}
@@ -929,7 +965,7 @@ func (r *mfReader) dependencies(infos []*mfInfo) []Dependency {
 			if d.Name == "" {
 				continue
 			}
-			d.Version = mfCleanVersion(d.Version)
+			d.Version = r.cleanVersion(d.Version)
 			deps = append(deps, d)
 		}
 	}
@@ -1234,7 +1270,7 @@ func (r *mfReader) purpose(infos []*mfInfo) string {
 	// comes before a README's short or HTML-only text.
 	fallback := ""
 	for _, c := range cands {
-		data, ok := r.read(c.path, mfMaxReadmeBytes, true)
+		data, ok := r.text(c.path, mfMaxReadmeBytes)
 		if !ok {
 			continue
 		}
@@ -1251,7 +1287,7 @@ func (r *mfReader) purpose(infos []*mfInfo) string {
 	for _, k := range mfKindOrder {
 		for _, in := range infos {
 			if in.depth == 0 && in.kind == k && in.description != "" {
-				return mfCapWords(strings.Join(strings.Fields(in.description), " "), mfMaxPurpose)
+				return strings.Join(strings.Fields(in.description), " ")
 			}
 		}
 	}
@@ -1291,7 +1327,7 @@ var (
 // characters, or, when it has none, its first short one (see mfReadmePurpose).
 func mfReadmeParagraph(text string, rst bool) string {
 	best, fallback := mfReadmePurpose(text, rst)
-	return cmp.Or(best, fallback)
+	return mfCapWords(cmp.Or(best, fallback), mfMaxPurpose)
 }
 
 // mfReadmePurpose finds the first descriptive paragraph of a README. It
@@ -1308,7 +1344,7 @@ func mfReadmeParagraph(text string, rst bool) string {
 // best is the first such paragraph of at least mfMinPurposeWords words.
 // fallback, when there is no best, is the first shorter one, else the text
 // of the first HTML block that passes the same filters; both are "" when
-// there is none.
+// there is none. Both are whole: the caller caps them at mfMaxPurpose.
 func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.TrimPrefix(text, "\uFEFF")
@@ -1352,13 +1388,14 @@ func mfReadmePurpose(text string, rst bool) (best, fallback string) {
 		if !mfHasWord(s) || mfNavigation(s) || mfNotDescriptive(s) {
 			return ""
 		}
-		s = mfCapWords(s, mfMaxPurpose)
+		// Judged as it will read capped; returned whole, for the caller
+		// to redact before it caps.
 		switch {
 		case html:
 			if htmlText == "" {
 				htmlText = s
 			}
-		case mfWords(s) >= mfMinPurposeWords:
+		case mfWords(mfCapWords(s, mfMaxPurpose)) >= mfMinPurposeWords:
 			return s
 		case short == "":
 			short = s

@@ -3,8 +3,10 @@ package lang
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -13,7 +15,8 @@ import (
 )
 
 // mfTree builds snapshot files from path → content, sorted by path, each with
-// a Read closure that counts its calls.
+// a Read closure that counts its calls, which is their Text too (the test's
+// contents hold no secret).
 type mfTree struct {
 	files []File
 	mu    sync.Mutex
@@ -24,17 +27,13 @@ func newMFTree(contents map[string]string) *mfTree {
 	tr := &mfTree{reads: map[string]int{}}
 	for _, p := range mfSortedKeys(contents) {
 		data := contents[p]
-		tr.files = append(tr.files, File{
-			Path:    p,
-			Size:    int64(len(data)),
-			Regular: true,
-			Read: func(context.Context) ([]byte, error) {
-				tr.mu.Lock()
-				tr.reads[p]++
-				tr.mu.Unlock()
-				return []byte(data), nil
-			},
-		})
+		read := func(context.Context) ([]byte, error) {
+			tr.mu.Lock()
+			tr.reads[p]++
+			tr.mu.Unlock()
+			return []byte(data), nil
+		}
+		tr.files = append(tr.files, File{Path: p, Size: int64(len(data)), Regular: true, Read: read, Text: read})
 	}
 	return tr
 }
@@ -43,7 +42,7 @@ func mfAll(string) bool { return true }
 
 func mfBuild(t *testing.T, contents map[string]string) (Manifest, []string) {
 	t.Helper()
-	return BuildManifest(context.Background(), "repo", newMFTree(contents).files, mfAll)
+	return BuildManifest(context.Background(), "repo", newMFTree(contents).files, mfAll, nil)
 }
 
 func TestManifestGoMod(t *testing.T) {
@@ -433,7 +432,7 @@ func TestManifestExcludedNeverRead(t *testing.T) {
 	allowed := map[string]bool{"go.mod": true, "src/index.js": true}
 	for _, inc := range []func(string) bool{func(p string) bool { return allowed[p] }, nil} {
 		clear(tr.reads)
-		m, notes := BuildManifest(context.Background(), "repo", tr.files, inc)
+		m, notes := BuildManifest(context.Background(), "repo", tr.files, inc, nil)
 		for p, n := range tr.reads {
 			if inc == nil || !allowed[p] {
 				t.Errorf("%s read %d times although not included", p, n)
@@ -455,6 +454,120 @@ func TestManifestExcludedNeverRead(t *testing.T) {
 	}
 }
 
+// mfFakeSecret stands for a secret in the manifest tests: what a scanner
+// of the File.Text of a tree would replace.
+var mfFakeSecret = regexp.MustCompile(`FAKESECRET[0-9A-Z]{12}`)
+
+// mfRedacted is contents with every fake secret replaced, as File.Text
+// returns it.
+func mfRedacted(s string) string { return mfFakeSecret.ReplaceAllString(s, "[REDACTED:fake]") }
+
+// Every text the manifest takes from a manifest file or a README comes from
+// File.Text, never from File.Read (which only tells Go entry points): the
+// purpose cut from a README, descriptions, names and versions of every
+// source hold nothing Read had and Text had not.
+func TestManifestTextsComeFromText(t *testing.T) {
+	const secret = "FAKESECRET0123456789AB"
+	contents := map[string]string{
+		"README.md":            "# p\n\nDeploys with the deploy key " + secret + " and a long sentence of words.\n",
+		"package.json":         `{"name": "app` + secret + `", "description": "Ships ` + secret + `", "dependencies": {"left": "git+https://x/` + secret + `.git"}}`,
+		"pyproject.toml":       "[project]\nname = \"py" + secret + "\"\ndescription = \"Py " + secret + "\"\ndependencies = [\"req==" + secret + "\"]\n",
+		"Cargo.toml":           "[package]\nname = \"c" + secret + "\"\ndescription = \"Crate " + secret + "\"\n[dependencies]\nserde = \"" + secret + "\"\n",
+		"pom.xml":              "<project><artifactId>j" + secret + "</artifactId><description>Jar " + secret + "</description><dependencies><dependency><groupId>g</groupId><artifactId>a</artifactId><version>" + secret + "</version></dependency></dependencies></project>",
+		"go.mod":               "module example.com/g" + secret + "\n\nrequire example.com/dep v1.0.0-" + secret + "\n",
+		"requirements.txt":     "flask==" + secret + "\n",
+		"requirements-dev.txt": "pytest==" + secret + "\n",
+		"Pipfile":              "[packages]\nrequests = \"==" + secret + "\"\n",
+		"cmd/x/x.go":           "package main\n\nfunc main() {}\n",
+	}
+	for _, without := range []string{"", "README.md", "package.json"} {
+		tr := newMFTree(contents)
+		for i := range tr.files {
+			f := &tr.files[i]
+			redacted := []byte(mfRedacted(contents[f.Path]))
+			f.Text = func(context.Context) ([]byte, error) { return redacted, nil }
+			if f.Path == without {
+				f.Text = nil // gives no text at all
+			}
+			if f.Path == "cmd/x/x.go" {
+				f.Text = func(context.Context) ([]byte, error) { return nil, errors.New("a Go file is only classified") }
+			}
+		}
+		m, notes := BuildManifest(context.Background(), "repo", tr.files, mfAll, nil)
+		var all strings.Builder
+		fmt.Fprintf(&all, "%#v %q", m, notes)
+		if strings.Contains(all.String(), "FAKESECRET") {
+			t.Errorf("without Text for %q: the manifest holds what only Read had: %s", without, all.String())
+		}
+		if !slices.Contains(m.EntryPoints, "cmd/x/x.go") {
+			t.Errorf("without Text for %q: entry points %q: a Go file is classified by Read", without, m.EntryPoints)
+		}
+		if want := "Deploys with the deploy key [REDACTED:fake] and a long sentence of words."; without != "README.md" && m.PurposeGuess != want {
+			t.Errorf("without Text for %q: purpose %q, want %q", without, m.PurposeGuess, want)
+		}
+	}
+
+	// A file whose text may not be used (its scan excluded it) is noted so.
+	tr := newMFTree(map[string]string{"README.md": "# p\n\nA readme of a few words.\n", "go.mod": "module example.com/m\n"})
+	for i := range tr.files {
+		if tr.files[i].Path == "README.md" {
+			tr.files[i].Text = func(context.Context) ([]byte, error) { return nil, ErrExcluded }
+		}
+	}
+	m, notes := BuildManifest(context.Background(), "repo", tr.files, mfAll, nil)
+	if m.PurposeGuess != "" || !reflect.DeepEqual(notes, []string{"README.md: excluded, not read"}) {
+		t.Errorf("purpose %q, notes %q", m.PurposeGuess, notes)
+	}
+}
+
+// A text the manifest caps (the purpose, a version) is handed to the
+// redactor whole before the cap, when it is over the cap only: a secret
+// only the derived text holds (a JSON escape decoded) is replaced, not cut
+// to a prefix no scan would recognise. A text it cannot check is left out.
+func TestManifestRedactsBeforeItCaps(t *testing.T) {
+	secret := "FAKESECRET0123456789AB"
+	escaped := `FAKE\u0053ECRET0123456789AB` // the file's bytes hold no secret
+	long := "dd " + strings.Repeat("e", 280)
+	contents := map[string]string{
+		"package.json": `{"name": "app", "description": "` + long + escaped + `", "dependencies": {"left": "git+https://x.io/` + strings.Repeat("v", 85) + escaped + `.git", "short": "1.0.0"}}`,
+	}
+	var handed []string
+	redact := func(_ context.Context, s string) (string, error) {
+		handed = append(handed, s)
+		return mfRedacted(s), nil
+	}
+	m, notes := BuildManifest(context.Background(), "repo", newMFTree(contents).files, mfAll, redact)
+	slices.Sort(handed)
+	if len(handed) != 2 || !strings.HasSuffix(handed[0], secret) || !strings.Contains(handed[1], secret) {
+		t.Errorf("handed to the redactor: %q; want the whole description and the long version", handed)
+	}
+	var all strings.Builder
+	fmt.Fprintf(&all, "%#v %q", m, notes)
+	if strings.Contains(all.String(), "FAKESECRET"[:6]) {
+		t.Errorf("the manifest holds a part of the secret: %s", all.String())
+	}
+	if utf8.RuneCountInString(m.PurposeGuess) > mfMaxPurpose || !strings.HasPrefix(m.PurposeGuess, long[:250]) {
+		t.Errorf("purpose %q", m.PurposeGuess)
+	}
+
+	// Capped without a redactor, the prefix is there: the case above is one.
+	m, _ = BuildManifest(context.Background(), "repo", newMFTree(contents).files, mfAll, nil)
+	if !strings.Contains(m.PurposeGuess, "FAKESECRET"[:6]) {
+		t.Fatalf("purpose %q: the fixture does not cut the secret", m.PurposeGuess)
+	}
+
+	failing := func(context.Context, string) (string, error) { return "", errors.New("scanner down") }
+	m, notes = BuildManifest(context.Background(), "repo", newMFTree(contents).files, mfAll, failing)
+	if m.PurposeGuess != "" || !slices.Contains(notes, "manifest: a text could not be checked for secrets and is left out") {
+		t.Errorf("a text the redactor could not check: purpose %q, notes %q", m.PurposeGuess, notes)
+	}
+	for _, d := range m.Dependencies {
+		if d.Name == "left" && d.Version != "" || d.Name == "short" && d.Version != "1.0.0" {
+			t.Errorf("dependency %+v", d)
+		}
+	}
+}
+
 func TestManifestCancelStopsReading(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -462,11 +575,12 @@ func TestManifestCancelStopsReading(t *testing.T) {
 		"package.json": `{"name": "late"}`,
 		"README.md":    "Hello.\n",
 	})
-	tr.files = append(tr.files, File{Path: "go.mod", Regular: true, Read: func(ctx context.Context) ([]byte, error) {
+	cancelling := func(ctx context.Context) ([]byte, error) {
 		cancel()
 		return nil, ctx.Err()
-	}})
-	m, notes := BuildManifest(ctx, "repo", tr.files, mfAll)
+	}
+	tr.files = append(tr.files, File{Path: "go.mod", Regular: true, Read: cancelling, Text: cancelling})
+	m, notes := BuildManifest(ctx, "repo", tr.files, mfAll, nil)
 	if len(tr.reads) != 0 {
 		t.Errorf("reads after cancellation: %v", tr.reads)
 	}
@@ -479,10 +593,9 @@ func TestManifestCancelStopsReading(t *testing.T) {
 
 	// A read error that is not the context's is a note, and reading goes on.
 	tr = newMFTree(map[string]string{"README.md": "Hello.\n"})
-	tr.files = append(tr.files, File{Path: "go.mod", Regular: true, Read: func(context.Context) ([]byte, error) {
-		return nil, errors.New("object missing")
-	}})
-	m, notes = BuildManifest(context.Background(), "repo", tr.files, mfAll)
+	missing := func(context.Context) ([]byte, error) { return nil, errors.New("object missing") }
+	tr.files = append(tr.files, File{Path: "go.mod", Regular: true, Read: missing, Text: missing})
+	m, notes = BuildManifest(context.Background(), "repo", tr.files, mfAll, nil)
 	if m.PurposeGuess != "Hello." || !reflect.DeepEqual(notes, []string{"go.mod: cannot read: object missing"}) {
 		t.Errorf("purpose %q notes %q", m.PurposeGuess, notes)
 	}
@@ -728,8 +841,8 @@ func TestManifestDeterministic(t *testing.T) {
 		"src/x.go":           "", "src/y.ts": "", "lib/z.py": "", "lib/w.py": "",
 	}
 	tr := newMFTree(contents)
-	m1, n1 := BuildManifest(context.Background(), "repo", tr.files, mfAll)
-	m2, n2 := BuildManifest(context.Background(), "repo", tr.files, mfAll)
+	m1, n1 := BuildManifest(context.Background(), "repo", tr.files, mfAll, nil)
+	m2, n2 := BuildManifest(context.Background(), "repo", tr.files, mfAll, nil)
 	if !reflect.DeepEqual(m1, m2) || !reflect.DeepEqual(n1, n2) {
 		t.Fatalf("two runs differ:\n%#v\n%#v", m1, m2)
 	}
@@ -738,7 +851,7 @@ func TestManifestDeterministic(t *testing.T) {
 	for range 5 {
 		shuffled := slices.Clone(tr.files)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		m3, n3 := BuildManifest(context.Background(), "repo", shuffled, mfAll)
+		m3, n3 := BuildManifest(context.Background(), "repo", shuffled, mfAll, nil)
 		if !reflect.DeepEqual(m1, m3) || !reflect.DeepEqual(n1, n3) {
 			t.Fatalf("shuffled input differs:\n%#v\n%#v", m1, m3)
 		}

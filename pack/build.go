@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -235,12 +236,14 @@ func (b *builder) build(ctx context.Context) (*Result, error) {
 		// Manifests are read only when their content could leave anyway.
 		readable[e.file.Path] = e.row.Reason == "" || e.row.Reason == ReasonSizeLimit
 	}
-	manifest, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, langFiles(b.snap.Files), func(p string) bool { return readable[p] })
+	manifest, notes, err := b.buildManifest(ctx, readable)
+	if err != nil {
+		return nil, err
+	}
 	b.notes = append(b.notes, notes...)
 	if err := b.scanManifest(ctx, &manifest); err != nil {
 		return nil, err
 	}
-	var err error
 	if b.intent, err = b.buildIntent(ctx); err != nil {
 		return nil, err
 	}
@@ -783,6 +786,44 @@ func ruleIDs(fs []Finding) []string {
 	return out
 }
 
+// buildManifest derives the manifest (package lang) from the texts of the
+// readable files with their secrets redacted: lang cleans and caps what it
+// takes from a README or a manifest file, and a cut inside a secret would
+// leave a part that no scan of the result, nor the audit, recognises. A
+// file not scanned yet is scanned first, as any use of its text is
+// (scanEntry); a text lang is about to cap is scanned whole first.
+func (b *builder) buildManifest(ctx context.Context, readable map[string]bool) (Manifest, []string, error) {
+	var failed error
+	files := langFiles(b.snap.Files)
+	for i := range files {
+		p := files[i].Path
+		files[i].Text = func(ctx context.Context) ([]byte, error) {
+			e := b.byPath[p]
+			if e == nil {
+				return nil, lang.ErrExcluded
+			}
+			if err := b.scanEntry(ctx, e); err != nil {
+				failed = cmp.Or(failed, err)
+				return nil, err
+			}
+			if e.row.Reason != "" || !e.scanned {
+				return nil, lang.ErrExcluded // its scan excluded it, or it was never read
+			}
+			return []byte(e.analysis), nil
+		}
+	}
+	redact := func(ctx context.Context, text string) (string, error) {
+		out, err := b.redactManifestText(ctx, text)
+		failed = cmp.Or(failed, err)
+		return out, err
+	}
+	m, notes := lang.BuildManifest(ctx, b.snap.Source.Repository, files, func(p string) bool { return readable[p] }, redact)
+	if failed != nil {
+		return Manifest{}, nil, failed
+	}
+	return m, notes, nil
+}
+
 // scanManifest redacts secrets in the manifest's strings: they come from file
 // contents (README, manifests) and leave like any content.
 func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
@@ -797,28 +838,38 @@ func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
 		if *f == "" {
 			continue
 		}
-		findings, err := b.opts.Scanner.Scan(ctx, "(manifest)", []byte(*f))
-		if err != nil {
-			return fmt.Errorf("secret scan of the manifest: %w", err)
-		}
-		if len(findings) == 0 {
-			continue
-		}
-		var spans []redactSpan
-		for _, x := range findings {
-			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
-		}
-		text, reds, err := b.redactAll(ctx, "(manifest)", *f, spans)
+		text, err := b.redactManifestText(ctx, *f)
 		if err != nil {
 			return err
 		}
 		*f = text
-		for _, x := range append(findings, reds.extra...) {
-			x.Path = "(manifest)"
-			b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "manifest", Action: SecretRedacted})
-		}
 	}
 	return nil
+}
+
+// redactManifestText replaces the secrets of one text of the manifest,
+// reporting each.
+func (b *builder) redactManifestText(ctx context.Context, text string) (string, error) {
+	findings, err := b.opts.Scanner.Scan(ctx, "(manifest)", []byte(text))
+	if err != nil {
+		return "", fmt.Errorf("secret scan of the manifest: %w", err)
+	}
+	if len(findings) == 0 {
+		return text, nil
+	}
+	var spans []redactSpan
+	for _, x := range findings {
+		spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
+	}
+	out, reds, err := b.redactAll(ctx, "(manifest)", text, spans)
+	if err != nil {
+		return "", err
+	}
+	for _, x := range append(findings, reds.extra...) {
+		x.Path = "(manifest)"
+		b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "manifest", Action: SecretRedacted})
+	}
+	return out, nil
 }
 
 // resetForSummary undoes what a change pack's budget decided about files, so
