@@ -25,7 +25,8 @@ func TestCorpusShape(t *testing.T) {
 			t.Errorf("%s in %s: no probe", p.Provider, p.Path)
 		}
 		found := false
-		for _, files := range []map[string]string{c.Base, c.Head, c.Interim, c.InterimExtra} {
+		texts := map[string]string{"(commit message)": c.Message, "(pull request)": c.PRTitle + "\n" + c.PRBody}
+		for _, files := range []map[string]string{c.Base, c.Head, c.Interim, c.InterimExtra, texts} {
 			for path, content := range files {
 				if p.Leaked([]byte(path + "\n" + content)) {
 					found = true
@@ -41,7 +42,7 @@ func TestCorpusShape(t *testing.T) {
 			t.Errorf("no secret of class %s", cl)
 		}
 	}
-	for _, w := range []string{InContent, InDiff, InCommit, InName} {
+	for _, w := range []string{InContent, InDiff, InCommit, InName, InMessage} {
 		if places[w] == 0 {
 			t.Errorf("no secret in %s", w)
 		}

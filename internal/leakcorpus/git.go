@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// Commit writes the corpus as four commits — base; the range's changes; a
-// middle commit adding scratch files and lines; the last commit removing
-// them — and returns the base and head commits.
+// Commit writes the corpus as four commits — base; the range's changes,
+// with c.Message; a middle commit adding scratch files and lines; the last
+// commit removing them — and returns the base and head commits.
 func (c *Corpus) Commit(dir string) (string, string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", "", err
@@ -68,7 +68,7 @@ func (c *Corpus) Commit(dir string) (string, string, error) {
 	if err := write(c.Head); err != nil {
 		return "", "", err
 	}
-	if _, err := commit("configuration"); err != nil {
+	if _, err := commit(c.Message); err != nil {
 		return "", "", err
 	}
 	extra := map[string]string{}

@@ -6,8 +6,10 @@
 // backslash-escaped strings (2), password forms no key names (3), passwords
 // that look like placeholders (4), secrets in file names (5) — in many file
 // kinds, in unchanged files, in lines the range adds, in a commit of the
-// range that a later commit undoes, and in names. None of them was ever
-// issued; nothing third-party is in this source.
+// range that a later commit undoes, in names, and where the intent and the
+// manifest cap a text (the range's commit message, the pull request's title
+// and body, the README's purpose). None of them was ever issued; nothing
+// third-party is in this source.
 //
 // Then, for each secrets action (redact, exclude, fail), it runs the ctxpack
 // binary as a user would — pack in every format (json, markdown, xml) and
@@ -97,7 +99,7 @@ func run(seed uint64, bin string, keep bool, modes []string) (int, error) {
 
 	total := 0
 	for _, mode := range modes {
-		outs, err := collect(bin, work, repo, base, head, mode, gh)
+		outs, err := collect(bin, work, repo, base, head, mode, c, gh)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", mode, err)
 		}
@@ -130,7 +132,7 @@ type output struct {
 
 // collect runs every command of one secrets action and returns all they
 // wrote and printed.
-func collect(bin, work, repo, base, head, mode string, gh *fakeGitHub) ([]output, error) {
+func collect(bin, work, repo, base, head, mode string, c *leakcorpus.Corpus, gh *fakeGitHub) ([]output, error) {
 	dir := filepath.Join(work, "out-"+mode)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -178,7 +180,7 @@ func collect(bin, work, repo, base, head, mode string, gh *fakeGitHub) ([]output
 			}
 		}
 	}
-	actionOuts, err := runAction(bin, dir, repo, base, head, mode, gh)
+	actionOuts, err := runAction(bin, dir, repo, base, head, mode, c, gh)
 	if err != nil {
 		return nil, err
 	}
@@ -193,14 +195,15 @@ func collect(bin, work, repo, base, head, mode string, gh *fakeGitHub) ([]output
 	return outs, nil
 }
 
-// runAction runs `ctxpack action` on a pull_request event of the range, with
-// the GitHub API served by gh, and returns its log, job summary, step
-// outputs, the files it keeps and the PR comments it posted.
-func runAction(bin, dir, repo, base, head, mode string, gh *fakeGitHub) ([]output, error) {
+// runAction runs `ctxpack action` on a pull_request event of the range (the
+// corpus's title and body), with the GitHub API served by gh, and returns
+// its log, job summary, step outputs, the files it keeps and the PR
+// comments it posted.
+func runAction(bin, dir, repo, base, head, mode string, c *leakcorpus.Corpus, gh *fakeGitHub) ([]output, error) {
 	event := map[string]any{
 		"action": "synchronize", "number": 7,
 		"pull_request": map[string]any{
-			"number": 7, "state": "open", "title": "configuration",
+			"number": 7, "state": "open", "title": c.PRTitle, "body": c.PRBody,
 			"head": map[string]any{"sha": head, "ref": "feature", "repo": map[string]any{"full_name": "corp/billing"}},
 			"base": map[string]any{"sha": base, "ref": "main", "repo": map[string]any{"full_name": "corp/billing"}},
 		},
