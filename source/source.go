@@ -579,6 +579,19 @@ func (r *Repo) StateDir() string {
 	return filepath.Join(r.commonDir, "ctxpack")
 }
 
+// MakeStateDir makes the directory name of the state directory (StateDir),
+// and the state directory, when absent, and returns its path. Neither is
+// followed where it is a symlink: a repository from elsewhere (a tarball, a
+// restored CI cache, a shared workspace) brings what is in its git
+// directory, and ctxpack writes into a link planted there nowhere; such a
+// link, or a file, is an error that names it (fsutil.MkdirNoFollow).
+func (r *Repo) MakeStateDir(name string) (string, error) {
+	if r.b == nil {
+		return "", fmt.Errorf("%s is not a git repository: no state directory", r.Root)
+	}
+	return fsutil.MkdirNoFollow(r.commonDir, 0o755, "ctxpack", name)
+}
+
 // safePath makes a path valid UTF-8 for JSON, reversibly (RawPath undoes
 // it): each byte of an invalid sequence becomes a visible \xNN escape, and
 // so does the backslash of a name that could otherwise be read as holding
