@@ -2,21 +2,26 @@ package audit
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ctxpack/ctxpack/internal/fsutil"
 )
 
 // cacheFormat is the version of the on-disk entry format; entries of another
-// format are misses.
-const cacheFormat = 1
+// format are misses. Format 1 had a plain sha256 where 2 has a MAC.
+const cacheFormat = 2
 
 // Segment tuning: new entries are written in batches, one segment file per
 // batch, and the segments are merged when there are many.
@@ -32,11 +37,18 @@ const (
 // handful of syscalls per scanned file. Segments are written atomically
 // (temp file, then rename) under unique names, so concurrent processes never
 // clash; every process reads all segments on first use. A segment or a line
-// that cannot be read, does not decode, fails its checksum or names another
-// key is a miss, never an error: the caller recomputes. Call Flush before the
+// that cannot be read, does not decode, fails its MAC or names another key
+// is a miss, never an error: the caller recomputes. Call Flush before the
 // process ends; entries not flushed only cost a rescan next time.
+//
+// Every entry carries an HMAC-SHA256 of its key and value under the user's
+// key (UserCacheKey): the directory is in the repository's git directory,
+// which a repository from elsewhere fills as it likes, and an entry is
+// trusted (no secret in a file; a token count under a limit) only when this
+// user's ctxpack wrote it.
 type Cache struct {
-	dir string
+	dir  string
+	macs sync.Pool // of hash.Hash: HMAC-SHA256 under the user's key
 
 	mu      sync.Mutex
 	loaded  bool
@@ -56,27 +68,49 @@ type Cache struct {
 }
 
 // cacheEntry is one line of a segment: the key is stored with its value and
-// a checksum of the value.
+// their MAC.
 type cacheEntry struct {
 	Format int             `json:"format"`
 	Key    string          `json:"key"`
-	Sum    string          `json:"sum"` // hex sha256 of Value, against bit rot
+	MAC    string          `json:"mac"` // hex HMAC-SHA256 of Key and Value (Cache.entryMAC)
 	Value  json.RawMessage `json:"value"`
 }
 
-func valueSum(v []byte) string {
-	s := sha256.Sum256(v)
-	return hex.EncodeToString(s[:])
+// entryMAC authenticates an entry: it binds the value to its key, so
+// neither a value nor a genuine entry of another key can stand in.
+func (c *Cache) entryMAC(key string, value []byte) []byte {
+	h := c.macs.Get().(hash.Hash)
+	h.Reset()
+	h.Write([]byte("ctxpack scan cache 2\x00"))
+	h.Write([]byte(key)) // 64 hex digits: where the value starts is not in doubt
+	h.Write(value)
+	sum := h.Sum(nil)
+	c.macs.Put(h)
+	return sum
+}
+
+// newEntry is the line of key and value, with their MAC.
+func (c *Cache) newEntry(key string, value json.RawMessage) cacheEntry {
+	return cacheEntry{Format: cacheFormat, Key: key, MAC: hex.EncodeToString(c.entryMAC(key, value)), Value: value}
 }
 
 var cacheKeyRe = regexps.MustCompile(`^[0-9a-f]{64}$`)
 
-// OpenCache creates dir if needed.
-func OpenCache(dir string) (*Cache, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// OpenCache opens the cache in dir, making the directory when it is
+// absent; key (CacheKeySize bytes, UserCacheKey) authenticates its entries.
+// dir's last component is not followed: a symlink or anything but a
+// directory there is an error (fsutil.MkdirNoFollow).
+func OpenCache(dir string, key []byte) (*Cache, error) {
+	if len(key) != CacheKeySize {
+		return nil, fmt.Errorf("scan cache: a key of %d bytes, not %d", len(key), CacheKeySize)
+	}
+	if _, err := fsutil.MkdirNoFollow(filepath.Dir(dir), 0o755, filepath.Base(dir)); err != nil {
 		return nil, fmt.Errorf("scan cache: %w", err)
 	}
-	return &Cache{dir: dir, entries: map[string]json.RawMessage{}, lines: map[cacheDigest][]byte{}, older: map[cacheDigest][][]byte{}}, nil
+	key = bytes.Clone(key)
+	c := &Cache{dir: dir, entries: map[string]json.RawMessage{}, lines: map[cacheDigest][]byte{}, older: map[cacheDigest][][]byte{}}
+	c.macs.New = func() any { return hmac.New(sha256.New, key) }
+	return c, nil
 }
 
 // Dir is the cache directory.
@@ -116,11 +150,14 @@ func (c *Cache) load() {
 	c.loaded = true
 	names, _ := filepath.Glob(filepath.Join(c.dir, "*"+segmentExt))
 	for _, name := range names {
-		data, err := os.ReadFile(name)
+		data, err := fsutil.ReadNoFollow(name) // a link or a FIFO planted there is no segment
 		if err != nil {
 			continue
 		}
 		c.segments = append(c.segments, name)
+		if otherFormat(data) {
+			continue // a segment an older ctxpack wrote: dropped at the next merge
+		}
 		for line := range bytes.Lines(data) {
 			line = bytes.TrimSuffix(line, []byte("\n"))
 			key, ok := lineKey(line)
@@ -138,7 +175,15 @@ func (c *Cache) load() {
 
 // linePrefix begins every line writeSegment writes (encoding/json writes
 // cacheEntry's fields in order), the key after it.
-const linePrefix = `{"format":1,"key":"`
+const linePrefix = `{"format":2,"key":"`
+
+// otherFormat reports whether a segment was written in another format (every
+// line of a segment is of its writer's format): its lines are not filed,
+// which would decode each of them at every load.
+func otherFormat(data []byte) bool {
+	const format = `{"format":`
+	return bytes.HasPrefix(data, []byte(format)) && !bytes.HasPrefix(data, []byte(linePrefix))
+}
 
 // cacheDigest is a key's 32 bytes (its 64 hex digits decoded).
 type cacheDigest [32]byte
@@ -188,7 +233,7 @@ func (c *Cache) dropLines(d cacheDigest) {
 // each after it is counted corrupt.
 func (c *Cache) newestValid(lines [][]byte, key string) json.RawMessage {
 	for i := len(lines) - 1; i >= 0; i-- {
-		if v, ok := verifyLine(lines[i], key); ok {
+		if v, ok := c.verifyLine(lines[i], key); ok {
 			return v
 		}
 		c.corrupt.Add(1)
@@ -197,11 +242,16 @@ func (c *Cache) newestValid(lines [][]byte, key string) json.RawMessage {
 }
 
 // verifyLine decodes a segment line and returns its value when it is an
-// entry of this format for key, whole (its checksum holds).
-func verifyLine(line []byte, key string) (json.RawMessage, bool) {
+// entry of this format for key that this user's ctxpack wrote (its MAC
+// holds).
+func (c *Cache) verifyLine(line []byte, key string) (json.RawMessage, bool) {
 	var e cacheEntry
 	if err := json.Unmarshal(line, &e); err != nil || e.Format != cacheFormat || e.Key != key ||
-		!cacheKeyRe().MatchString(e.Key) || len(e.Value) == 0 || e.Sum != valueSum(e.Value) {
+		!cacheKeyRe().MatchString(e.Key) || len(e.Value) == 0 {
+		return nil, false
+	}
+	mac, err := hex.DecodeString(e.MAC)
+	if err != nil || !hmac.Equal(mac, c.entryMAC(e.Key, e.Value)) {
 		return nil, false
 	}
 	return e.Value, true
@@ -276,7 +326,7 @@ func (c *Cache) Store(key string, v any) error {
 	if d, ok := digestOf([]byte(key)); ok {
 		c.dropLines(d) // superseded
 	}
-	c.pending = append(c.pending, cacheEntry{Format: cacheFormat, Key: key, Sum: valueSum(val), Value: val})
+	c.pending = append(c.pending, c.newEntry(key, val))
 	if len(c.pending) >= cacheFlushEntries {
 		return c.flush()
 	}
@@ -316,7 +366,7 @@ func (c *Cache) flush() error {
 	}
 	all := make([]cacheEntry, 0, len(c.entries))
 	for k, v := range c.entries {
-		all = append(all, cacheEntry{Format: cacheFormat, Key: k, Sum: valueSum(v), Value: v})
+		all = append(all, c.newEntry(k, v))
 	}
 	merged, err := c.writeSegment(all)
 	if err != nil {
@@ -344,8 +394,13 @@ func (c *Cache) writeSegment(entries []cacheEntry) (string, error) {
 	}
 	name := filepath.Join(c.dir, fmt.Sprintf("%d-%s%s", os.Getpid(), hex.EncodeToString(id[:]), segmentExt))
 	tmp := strings.TrimSuffix(name, segmentExt) + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		os.Remove(tmp)
+	// Created exclusively: a link planted at the temporary name is not
+	// followed, and the rename replaces whatever is at the segment's name
+	// (a link too) instead of writing through it.
+	if err := writeNew(tmp, buf.Bytes()); err != nil {
+		if !errors.Is(err, os.ErrExist) {
+			os.Remove(tmp)
+		}
 		return "", fmt.Errorf("scan cache: %w", err)
 	}
 	if err := os.Rename(tmp, name); err != nil {
@@ -353,4 +408,17 @@ func (c *Cache) writeSegment(entries []cacheEntry) (string, error) {
 		return "", fmt.Errorf("scan cache: %w", err)
 	}
 	return name, nil
+}
+
+// writeNew writes data to the new file name (O_EXCL: not through a link).
+func writeNew(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"github.com/ctxpack/ctxpack/internal/secrettest"
 	"os"
@@ -11,10 +12,15 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ctxpack/ctxpack/pack"
 )
+
+// testCacheKey is the tests' scan cache key (UserCacheKey's in a run).
+var testCacheKey = []byte("ctxpack scan cache key for tests")
 
 func cacheFiles(t *testing.T, dir string) []string {
 	t.Helper()
@@ -41,7 +47,7 @@ func TestCacheHitAvoidsRescan(t *testing.T) {
 	path, content := cachedFixture()
 	ctx := context.Background()
 
-	s1, err := NewScanner(ScannerOptions{CacheDir: dir})
+	s1, err := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +69,7 @@ func TestCacheHitAvoidsRescan(t *testing.T) {
 	}
 
 	// A new scanner (a new process) with the same cache: no scan at all.
-	s2, err := NewScanner(ScannerOptions{CacheDir: dir})
+	s2, err := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +107,7 @@ func TestCacheHitAvoidsRescan(t *testing.T) {
 	// effect on a cache hit.
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, ".gitleaksignore"), fmt.Sprintf("%s:%s:%d\n", path, first[0].RuleID, first[0].StartLine))
-	s3, err := NewScanner(ScannerOptions{RepoRoot: root, CacheDir: dir})
+	s3, err := NewScanner(ScannerOptions{RepoRoot: root, CacheDir: dir, CacheKey: testCacheKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +118,7 @@ func TestCacheHitAvoidsRescan(t *testing.T) {
 
 	// Other rules, other key.
 	writeFile(t, filepath.Join(root, ".gitleaks.toml"), "[extend]\nuseDefault = true\n[[rules]]\nid = \"x\"\nregex = '''xyzzy[0-9]{8}'''\n")
-	s4, err := NewScanner(ScannerOptions{RepoRoot: root, CacheDir: dir})
+	s4, err := NewScanner(ScannerOptions{RepoRoot: root, CacheDir: dir, CacheKey: testCacheKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,13 +131,13 @@ func TestCacheCommitFragments(t *testing.T) {
 	dir := t.TempDir()
 	f := secrettest.Make(43)
 	lines := []pack.Line{{Number: 5, Text: "token = '" + f.GitHub + "'"}, {Number: 9, Text: "password = '" + f.DBPassword + "'"}}
-	s1, _ := NewScanner(ScannerOptions{CacheDir: dir})
+	s1, _ := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 	a, err := s1.ScanCommit(context.Background(), "aaaa1111", "x.py", lines)
 	if err != nil || len(a) != 2 {
 		t.Fatalf("%v %+v", err, a)
 	}
 	s1.Flush()
-	s2, _ := NewScanner(ScannerOptions{CacheDir: dir})
+	s2, _ := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 	b, _ := s2.ScanCommit(context.Background(), "aaaa1111", "x.py", lines)
 	if !reflect.DeepEqual(a, b) || s2.scans.Load() != 0 {
 		t.Errorf("commit cache: scans %d\n%+v\n%+v", s2.scans.Load(), a, b)
@@ -153,13 +159,41 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 			return []byte(strings.Replace(string(b), `"key":"`, `"key":"`+hex.EncodeToString(other[:])+`","x":"`, 1))
 		}},
 		{"wrong format", func(t *testing.T, _ string, b []byte) []byte {
-			return []byte(strings.Replace(string(b), `"format":1`, `"format":99`, 1))
+			return []byte(strings.Replace(string(b), `"format":2`, `"format":99`, 1))
 		}},
 		{"span out of range", func(t *testing.T, _ string, b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"end":`, `"end":9999999`, 1))
 		}},
+		// Forgeries: the findings taken out of a cached result, the way
+		// a repository from elsewhere would bring a cache that hides
+		// its secrets. None is the user's ctxpack's: each is a miss.
+		{"forged: findings emptied", func(t *testing.T, _ string, b []byte) []byte {
+			return forgeLines(t, b, func(e map[string]any) { e["value"] = []any{} })
+		}},
+		{"forged: findings emptied, sha256 for a MAC", func(t *testing.T, _ string, b []byte) []byte {
+			return forgeLines(t, b, func(e map[string]any) {
+				e["value"] = []any{}
+				e["mac"] = fmt.Sprintf("%x", sha256.Sum256([]byte("[]")))
+			})
+		}},
+		{"forged: format 1 with its checksum", func(t *testing.T, _ string, b []byte) []byte {
+			return forgeLines(t, b, func(e map[string]any) {
+				e["format"], e["value"], e["sum"] = 1, []any{}, fmt.Sprintf("%x", sha256.Sum256([]byte("[]")))
+				delete(e, "mac")
+			})
+		}},
+		{"forged: written under another user's key", func(t *testing.T, _ string, b []byte) []byte {
+			other, err := OpenCache(t.TempDir(), []byte("another user's scan cache key..."))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return forgeLines(t, b, func(e map[string]any) {
+				e["value"] = []any{}
+				e["mac"] = fmt.Sprintf("%x", other.entryMAC(e["key"].(string), []byte("[]")))
+			})
+		}},
 		{"bit flip in value", func(t *testing.T, _ string, b []byte) []byte {
-			// still valid JSON, still in range: caught by the value checksum
+			// still valid JSON, still in range: caught by the MAC
 			i := strings.Index(string(b), `"start":`) + len(`"start":`)
 			d := b[i]
 			if d == '9' {
@@ -174,7 +208,7 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 	for _, c := range corruptions {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			s1, _ := NewScanner(ScannerOptions{CacheDir: dir})
+			s1, _ := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 			want, _ := s1.Scan(ctx, path, content)
 			s1.Flush()
 			files := cacheFiles(t, dir)
@@ -185,7 +219,7 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 			if err := os.WriteFile(files[0], c.mutate(t, files[0], b), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s2, _ := NewScanner(ScannerOptions{CacheDir: dir})
+			s2, _ := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 			got, err := s2.Scan(ctx, path, content)
 			if err != nil {
 				t.Fatalf("corrupt cache must not be an error: %v", err)
@@ -198,7 +232,7 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 			}
 			// The entry was rewritten and is good again.
 			s2.Flush()
-			s3, _ := NewScanner(ScannerOptions{CacheDir: dir})
+			s3, _ := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
 			if again, _ := s3.Scan(ctx, path, content); !reflect.DeepEqual(again, want) || s3.scans.Load() != 0 {
 				t.Errorf("entry not repaired (scans %d)", s3.scans.Load())
 			}
@@ -206,8 +240,163 @@ func TestCacheCorruptEntryRescans(t *testing.T) {
 	}
 }
 
+// forgeLines rewrites each entry of a segment that holds findings with
+// forge.
+func forgeLines(t *testing.T, b []byte, forge func(e map[string]any)) []byte {
+	t.Helper()
+	var out []byte
+	forged := 0
+	for line := range strings.Lines(string(b)) {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := e["value"].([]any); ok && len(v) > 0 {
+			forge(e)
+			forged++
+		}
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, data...), '\n')
+	}
+	if forged == 0 {
+		t.Fatal("no entry with findings to forge")
+	}
+	return out
+}
+
+// A cache entry is the user's only: one written under another key, or a
+// genuine entry of another key moved to this one, is a miss; so is a
+// token count (pack.TokenCounts) whose value was changed, which would
+// otherwise let a pack over a token limit pass.
+func TestCacheEntriesAreTheUsers(t *testing.T) {
+	dir := t.TempDir()
+	mine, err := OpenCache(dir, testCacheKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mine.Store(cacheKey(1), []int{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mine.Store(cacheKey(2), 5000); err != nil {
+		t.Fatal(err)
+	}
+	if err := mine.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if again, _ := OpenCache(dir, testCacheKey); !again.Load(cacheKey(2), &n) || n != 5000 {
+		t.Fatalf("the user's own entry: %d", n)
+	}
+	if other, _ := OpenCache(dir, []byte("another user's scan cache key...")); other.Load(cacheKey(2), &n) {
+		t.Fatal("an entry of another user's key was trusted")
+	}
+
+	files := cacheFiles(t, dir)
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []map[string]any
+	for line := range strings.Lines(string(data)) {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, e)
+	}
+	var forged []byte
+	for _, e := range lines {
+		switch e["key"] {
+		case cacheKey(1): // key 1's genuine line, as key 3's
+			e["key"] = cacheKey(3)
+		case cacheKey(2): // a count under any limit
+			e["value"] = 1
+		}
+		line, _ := json.Marshal(e)
+		forged = append(append(forged, line...), '\n')
+	}
+	if err := os.WriteFile(files[0], forged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := OpenCache(dir, testCacheKey)
+	var v []int
+	if c.Load(cacheKey(3), &v) {
+		t.Errorf("another key's entry stood in: %v", v)
+	}
+	if c.Load(cacheKey(2), &n) {
+		t.Errorf("a changed token count was trusted: %d", n)
+	}
+	if st := c.Stats(); st.Corrupt != 2 || st.Hits != 0 {
+		t.Errorf("stats %+v, want 2 corrupt, no hit", st)
+	}
+	s, err := NewScanner(ScannerOptions{CacheDir: dir, CacheKey: testCacheKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := s.TokenCount(cacheKey(2)); ok {
+		t.Errorf("the scanner's token count: %d from a forged entry", n)
+	}
+	if _, err := OpenCache(dir, testCacheKey[:16]); err == nil {
+		t.Error("a short key opened the cache")
+	}
+}
+
+// The cache's directory and its files are the repository's to plant: a
+// link where the directory should be is refused (nothing is written where
+// it points), and a link or a FIFO named as a segment is no segment
+// (read without following it or blocking on it).
+func TestCacheFollowsNoLink(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	link := filepath.Join(root, "scan-cache")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := OpenCache(link, testCacheKey); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("a linked cache directory: %v", err)
+	}
+	if _, err := NewScanner(ScannerOptions{CacheDir: link, CacheKey: testCacheKey}); err == nil {
+		t.Fatal("a scanner opened a linked cache directory")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("wrote %s where the link points", entries[0].Name())
+	}
+
+	dir := filepath.Join(root, "real")
+	genuine, _ := OpenCache(filepath.Join(root, "elsewhere"), testCacheKey)
+	genuine.Store(cacheKey(1), []int{1})
+	if err := genuine.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCache(dir, testCacheKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(cacheFiles(t, genuine.Dir())[0], filepath.Join(dir, "linked"+segmentExt)); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"+segmentExt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	go func() {
+		var v []int
+		done <- c.Load(cacheKey(1), &v)
+	}()
+	select {
+	case hit := <-done:
+		if hit {
+			t.Error("an entry was read through a link")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cache blocked on a FIFO named as a segment")
+	}
+}
+
 func TestCacheConcurrent(t *testing.T) {
-	c, err := OpenCache(t.TempDir())
+	c, err := OpenCache(t.TempDir(), testCacheKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +448,7 @@ func TestCacheConcurrent(t *testing.T) {
 
 func TestCacheMergesSegments(t *testing.T) {
 	dir := t.TempDir()
-	c, err := OpenCache(dir)
+	c, err := OpenCache(dir, testCacheKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +456,7 @@ func TestCacheMergesSegments(t *testing.T) {
 	if files := cacheFiles(t, dir); len(files) != 1 {
 		t.Fatalf("%d segments after merging, want 1", len(files))
 	}
-	fresh, _ := OpenCache(dir)
+	fresh, _ := OpenCache(dir, testCacheKey)
 	for i := 0; i <= cacheMaxSegments; i++ {
 		var got []int
 		if !fresh.Load(cacheKey(i), &got) || len(got) != 1 || got[0] != i {
@@ -298,7 +487,7 @@ func TestScanSumSharesScanKey(t *testing.T) {
 			if err != nil || len(want) == 0 {
 				t.Fatalf("findings %v %v, want some", want, err)
 			}
-			s, err := NewScanner(ScannerOptions{CacheDir: t.TempDir(), InlineAllow: func(string, string) bool { return false }})
+			s, err := NewScanner(ScannerOptions{CacheDir: t.TempDir(), CacheKey: testCacheKey, InlineAllow: func(string, string) bool { return false }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -343,7 +532,7 @@ func storeSegments(t *testing.T, c *Cache, from, to int) {
 // after it count as corrupt; keys never looked up survive a merge.
 func TestCacheVerifiesOnLookup(t *testing.T) {
 	dir := t.TempDir()
-	c, err := OpenCache(dir)
+	c, err := OpenCache(dir, testCacheKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,9 +549,9 @@ func TestCacheVerifiesOnLookup(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("segments %v", files)
 	}
-	// A newer line for key 3 whose value does not match its checksum, and
-	// a line that names no key.
-	bad := fmt.Sprintf(`{"format":1,"key":"%s","sum":"%s","value":[33]}`+"\n", cacheKey(3), valueSum([]byte("[3]")))
+	// A newer line for key 3 whose value does not match its MAC, and a
+	// line that names no key.
+	bad := fmt.Sprintf(`{"format":2,"key":"%s","mac":"%x","value":[33]}`+"\n", cacheKey(3), c.entryMAC(cacheKey(3), []byte("[3]")))
 	f, err := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -372,7 +561,7 @@ func TestCacheVerifiesOnLookup(t *testing.T) {
 	}
 	f.Close()
 
-	fresh, _ := OpenCache(dir)
+	fresh, _ := OpenCache(dir, testCacheKey)
 	var got []int
 	if !fresh.Load(cacheKey(0), &got) || !reflect.DeepEqual(got, []int{0}) {
 		t.Fatalf("key 0: %v", got)
@@ -392,12 +581,12 @@ func TestCacheVerifiesOnLookup(t *testing.T) {
 	}
 
 	// Keys a process never looked up are kept when it merges.
-	merging, _ := OpenCache(dir)
+	merging, _ := OpenCache(dir, testCacheKey)
 	storeSegments(t, merging, n, n+cacheMaxSegments) // with the segment read, one over the most
 	if files := cacheFiles(t, dir); len(files) != 1 {
 		t.Fatalf("%d segments after merging, want 1", len(files))
 	}
-	after, _ := OpenCache(dir)
+	after, _ := OpenCache(dir, testCacheKey)
 	for i := 0; i < n+cacheMaxSegments; i++ {
 		got = nil
 		if !after.Load(cacheKey(i), &got) || !reflect.DeepEqual(got, []int{i}) {
@@ -409,15 +598,20 @@ func TestCacheVerifiesOnLookup(t *testing.T) {
 // FuzzCacheSegment reads any bytes as a segment: nothing panics, and an
 // entry found is one a line holds whole for its key.
 func FuzzCacheSegment(f *testing.F) {
-	f.Add([]byte(fmt.Sprintf(`{"format":1,"key":"%s","sum":"%s","value":[1]}`+"\n", cacheKey(1), valueSum([]byte("[1]")))))
-	f.Add([]byte(`{"format":1,"key":"` + strings.Repeat("a", 64) + "\"\n\n{}\n"))
-	f.Add([]byte("{\"key\":\"" + cacheKey(2) + "\",\"format\":1}"))
+	c, err := OpenCache(f.TempDir(), testCacheKey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(fmt.Sprintf(`{"format":2,"key":"%s","mac":"%x","value":[1]}`+"\n", cacheKey(1), c.entryMAC(cacheKey(1), []byte("[1]")))))
+	f.Add([]byte(`{"format":2,"key":"` + strings.Repeat("a", 64) + "\"\n\n{}\n"))
+	f.Add([]byte("{\"key\":\"" + cacheKey(2) + "\",\"format\":2}"))
+	f.Add([]byte(fmt.Sprintf(`{"format":1,"key":"%s","sum":"%x","value":[1]}`+"\n", cacheKey(1), sha256.Sum256([]byte("[1]")))))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "x"+segmentExt), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := OpenCache(dir)
+		c, err := OpenCache(dir, testCacheKey)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -443,7 +637,7 @@ func FuzzCacheSegment(f *testing.F) {
 // the 3 entries asked for, not all of them (TestCacheVerifiesOnLookup).
 func BenchmarkCacheFirstLookups(b *testing.B) {
 	dir := b.TempDir()
-	c, err := OpenCache(dir)
+	c, err := OpenCache(dir, testCacheKey)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -472,7 +666,7 @@ func BenchmarkCacheFirstLookups(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		fresh, err := OpenCache(dir)
+		fresh, err := OpenCache(dir, testCacheKey)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func BenchmarkAuditPack(b *testing.B) {
 	}
 	// As in a pack run, the audit's scans find what the build's scans left
 	// in the cache (the first round fills it).
-	s, err := NewScanner(ScannerOptions{CacheDir: b.TempDir()})
+	s, err := NewScanner(ScannerOptions{CacheDir: b.TempDir(), CacheKey: testCacheKey})
 	if err != nil {
 		b.Fatal(err)
 	}

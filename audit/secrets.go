@@ -42,8 +42,12 @@ type ScannerOptions struct {
 	// IgnorePath is a .gitleaksignore file of fingerprints. "" means
 	// RepoRoot/.gitleaksignore when that file exists.
 	IgnorePath string
-	// CacheDir holds cached scan results. "" means no cache.
+	// CacheDir holds cached scan results (and the pack builder's token
+	// counts). "" means no cache.
 	CacheDir string
+	// CacheKey authenticates the cache's entries (UserCacheKey); required
+	// with CacheDir.
+	CacheKey []byte
 	// Files, when set, are the gitleaks config and ignore file as the
 	// caller read them (for a commit, range or push: from the base commit);
 	// RepoRoot, ConfigPath and IgnorePath are then not read.
@@ -157,7 +161,7 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 	s.rules = src
 	s.fast = newFastDetect(src, s.version)
 	if opts.CacheDir != "" {
-		c, err := OpenCache(opts.CacheDir)
+		c, err := OpenCache(opts.CacheDir, opts.CacheKey)
 		if err != nil {
 			return nil, err
 		}

@@ -166,7 +166,7 @@ func BenchmarkScanAll(b *testing.B) {
 
 // BenchmarkScanCached is the same corpus with every entry in the cache.
 func BenchmarkScanCached(b *testing.B) {
-	s, err := NewScanner(ScannerOptions{CacheDir: b.TempDir()})
+	s, err := NewScanner(ScannerOptions{CacheDir: b.TempDir(), CacheKey: testCacheKey})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -377,7 +377,7 @@ func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, cfg *Con
 
 // NewScanner builds the gitleaks scanner for a repository and its
 // configuration, with the scan cache under the repository's .git/ctxpack
-// when there is one. Where the configuration is the base's (a commit, a
+// when there is one (scanCache). Where the configuration is the base's (a commit, a
 // range, a push, a pull request), so is the right to an inline
 // gitleaks:allow: it is honoured on a line the base already has, not on
 // one the change brings.
@@ -389,8 +389,10 @@ func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Sca
 	if cfg.Gitleaks == nil && cfg.Policy.Secrets.Config != "" {
 		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(cfg.Policy.Secrets.Config))
 	}
-	if dir := repo.StateDir(); dir != "" {
-		opts.CacheDir = filepath.Join(dir, "scan-cache")
+	if repo.StateDir() != "" {
+		if dir, key, ok := scanCache(repo); ok {
+			opts.CacheDir, opts.CacheKey = dir, key
+		}
 	}
 	s, err := audit.NewScanner(opts)
 	if err != nil {
