@@ -734,3 +734,40 @@ func TestForcePush(t *testing.T) {
 		t.Fatal("not pushed")
 	}
 }
+
+// The hook's state directories are not followed where the repository
+// planted a link (a repository from a tarball or a restored CI cache
+// brings its .git): the push is blocked with a message naming the link,
+// and nothing is written where it points.
+func TestPlantedStateLinkBlocks(t *testing.T) {
+	for _, link := range []string{"ctxpack", "ctxpack/prepush"} {
+		t.Run(link, func(t *testing.T) {
+			f := newFixture(t)
+			outside := t.TempDir()
+			path := filepath.Join(f.g.Dir, ".git", filepath.FromSlash(link))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, path); err != nil {
+				t.Skip(err)
+			}
+			out, err := f.push("-u", "origin", "main")
+			if err == nil {
+				t.Fatalf("push through a planted link passed:\n%s", out)
+			}
+			if !strings.Contains(out, path+" is a symbolic link") || !strings.Contains(out, "remove it") {
+				t.Errorf("output does not name the link and the fix:\n%s", out)
+			}
+			if f.remoteRef("refs/heads/main") != "" {
+				t.Error("main was pushed")
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Fatalf("wrote %s where .git/%s points", entries[0].Name(), link)
+			}
+			// Removed, the directory is made again and the push goes.
+			os.Remove(path)
+			f.mustPush("-u", "origin", "main")
+			f.assertRecorded(f.g.Git("rev-parse", "HEAD"))
+		})
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -318,11 +317,13 @@ func subset(a, b map[source.ObjectID]bool) bool {
 
 // keptFiles names the pack and record files of head's run (suffix tells a
 // second range at one commit from the first) under <common dir>/ctxpack/prepush/,
-// which it creates.
+// which it creates; a link or a file there is an error, never followed
+// (source.Repo.MakeStateDir). The files themselves replace whatever is at
+// their names, a link too (fsutil.Batch).
 func keptFiles(repo *source.Repo, head source.ObjectID, suffix string, res *RefResult) error {
-	dir := filepath.Join(repo.StateDir(), "prepush")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	dir, err := repo.MakeStateDir("prepush")
+	if err != nil {
+		return err
 	}
 	name := pipeline.ShortSHA(head.String()) + suffix
 	res.PackFile = filepath.Join(dir, name+".pack.json")

@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -136,7 +137,14 @@ func Open(opts Options) (*Store, error) {
 	if s.rand == nil {
 		s.rand = rand.Reader
 	}
-	if err := os.MkdirAll(filepath.Join(s.dir, packsDir), 0o755); err != nil {
+	// The directory is the operator's (--store-dir) or made without
+	// following a link (source.Repo.MakeStateDir); what is in it is the
+	// store's, where a link is not followed: the default store is in the
+	// repository's git directory, which a repository from elsewhere fills.
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if _, err := fsutil.MkdirNoFollow(s.dir, 0o755, packsDir); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	return s, nil
@@ -183,9 +191,20 @@ type Revision struct {
 	Sections  map[string]string `json:"sections"`
 }
 
+// lockFlags open the lock file as flock opens it, but not through a link
+// (nor making the file a link names).
+var lockFlags = func() int {
+	switch runtime.GOOS {
+	case "aix", "solaris", "illumos": // no exclusive lock of a file opened read-only
+		return os.O_CREATE | os.O_RDWR | fsutil.NoFollow
+	}
+	return os.O_CREATE | os.O_RDONLY | fsutil.NoFollow
+}()
+
 // lock takes the store's lock file, shared or exclusive, for fn.
 func (s *Store) lock(ctx context.Context, exclusive bool, fn func() error) error {
-	l := flock.New(filepath.Join(s.dir, lockFile))
+	path := filepath.Join(s.dir, lockFile)
+	l := flock.New(path, flock.SetFlag(lockFlags))
 	var ok bool
 	var err error
 	if exclusive {
@@ -194,6 +213,9 @@ func (s *Store) lock(ctx context.Context, exclusive bool, fn func() error) error
 		ok, err = l.TryRLockContext(ctx, 10*time.Millisecond)
 	}
 	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("lock the store %s: %s is a symbolic link: the store follows no link in it (remove it)", s.dir, path)
+		}
 		return fmt.Errorf("lock the store %s: %w", s.dir, err)
 	}
 	if !ok {
@@ -205,8 +227,13 @@ func (s *Store) lock(ctx context.Context, exclusive bool, fn func() error) error
 
 func (s *Store) entryDir(id string) string { return filepath.Join(s.dir, packsDir, id) }
 
-// load reads one entry; a missing entry is (nil, nil).
+// load reads one entry; a missing entry is (nil, nil). An entry's
+// directory that is a link is refused: what is saved to an entry goes
+// into its directory.
 func (s *Store) load(id string) (*Entry, error) {
+	if fi, err := os.Lstat(s.entryDir(id)); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("entry %s: %s is not a directory: the store follows no link in it (remove it)", id, s.entryDir(id))
+	}
 	data, err := os.ReadFile(filepath.Join(s.entryDir(id), entryFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -675,4 +676,73 @@ func TestImportArtifact(t *testing.T) {
 	if _, err := ReadArtifact(bad); err == nil || !strings.Contains(err.Error(), "pack.record.json") {
 		t.Fatalf("zip without a record: %v", err)
 	}
+}
+
+// The store follows no link in its directory (the default store is in the
+// repository's .git, which a repository from elsewhere fills): a link for
+// packs/, for an entry's directory or for the lock file is refused, and
+// nothing is written where it points.
+func TestStoreFollowsNoLink(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	c := newClock()
+	sc, err := testScanner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothingWritten := func(t *testing.T, outside string) {
+		t.Helper()
+		filepath.WalkDir(outside, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && p != outside {
+				t.Errorf("wrote %s where the link points", p)
+			}
+			return err
+		})
+	}
+
+	t.Run("packs", func(t *testing.T) {
+		dir, outside := t.TempDir(), t.TempDir()
+		if err := os.Symlink(outside, filepath.Join(dir, packsDir)); err != nil {
+			t.Skip(err)
+		}
+		_, err := Open(Options{Dir: dir, Scanner: sc})
+		if err == nil || !strings.Contains(err.Error(), "packs is a symbolic link") {
+			t.Fatalf("open: %v", err)
+		}
+		nothingWritten(t, outside)
+	})
+	t.Run("entry", func(t *testing.T) {
+		dir, outside := t.TempDir(), t.TempDir()
+		s := openStore(t, dir, c, nil)
+		v := put(t, s, f, "pr-1")
+		entry := filepath.Join(dir, packsDir, v.ID)
+		before, err := os.ReadFile(filepath.Join(entry, entryFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(entry, filepath.Join(outside, v.ID)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(outside, v.ID), entry); err != nil {
+			t.Skip(err)
+		}
+		_, err = s.Write(ctx, WriteInput{ID: v.ID, ExpectedRevision: rev(1), Document: doc(t, review())})
+		if err == nil || !strings.Contains(err.Error(), "not a directory") {
+			t.Fatalf("write through a linked entry: %v", err)
+		}
+		if after, _ := os.ReadFile(filepath.Join(outside, v.ID, entryFile)); !bytes.Equal(after, before) {
+			t.Fatal("the entry was written where the link points")
+		}
+	})
+	t.Run("lock", func(t *testing.T) {
+		dir, outside := t.TempDir(), t.TempDir()
+		s := openStore(t, dir, c, nil)
+		if err := os.Symlink(filepath.Join(outside, "made"), filepath.Join(dir, lockFile)); err != nil {
+			t.Skip(err)
+		}
+		if _, err := s.List(ctx, ""); err == nil || !strings.Contains(err.Error(), ".lock is a symbolic link") {
+			t.Fatalf("list with a linked lock file: %v", err)
+		}
+		nothingWritten(t, outside)
+	})
 }

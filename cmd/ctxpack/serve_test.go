@@ -65,6 +65,31 @@ func TestServeStdio(t *testing.T) {
 	}
 }
 
+// The default store, .git/ctxpack/store, is not followed where the
+// repository planted a link: the command fails naming it, and nothing is
+// stored where it points.
+func TestStoreLinkedDefaultDirRefused(t *testing.T) {
+	g := fixtureRepo(t)
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(g.Dir, ".git", "ctxpack"), 0o755)
+	link := filepath.Join(g.Dir, ".git", "ctxpack", "store")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Skip(err)
+	}
+	out := filepath.Join(t.TempDir(), "pack.json")
+	code, _, stderr := runCLI(t, "pack", "-C", g.Dir, "--commit", "HEAD", "-o", out, "--store")
+	if code == 0 || !strings.Contains(stderr, link+" is a symbolic link") {
+		t.Fatalf("pack --store: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "store", "import", out, "-C", g.Dir)
+	if code == 0 || !strings.Contains(stderr, link+" is a symbolic link") {
+		t.Fatalf("store import: exit %d\n%s", code, stderr)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("wrote %s where the link points", entries[0].Name())
+	}
+}
+
 func TestStoreCommands(t *testing.T) {
 	dir := storedFixture(t)
 	code, out, stderr := runCLI(t, "store", "list", "-C", dir, "--json")

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	stdio "io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -51,7 +50,9 @@ func (f *storeFlags) open(getenv func(string) string) (*store.Store, error) {
 		if repo.StateDir() == "" {
 			return nil, usageErr("%s is not a git repository: name a store directory with --store-dir", repo.Root)
 		}
-		dir = filepath.Join(repo.StateDir(), "store")
+		if dir, err = repo.MakeStateDir("store"); err != nil {
+			return nil, err
+		}
 	}
 	grace := f.grace
 	if grace == 0 {
