@@ -2,13 +2,12 @@ package audit
 
 import "strings"
 
-// AllowSignature is gitleaks' inline allow comment: a finding on a line
-// carrying it is dropped.
+// AllowSignature is gitleaks' inline allow comment: gitleaks drops a
+// finding when any line of its match carries it.
 const AllowSignature = "gitleaks:allow"
 
-// maskedAllow stands in for AllowSignature on a line that may not switch
-// its own finding off: the same length (offsets are unchanged), not the
-// signature.
+// maskedAllow stands in for AllowSignature where gitleaks may not honour
+// it: the same length (offsets are unchanged), not the signature.
 const maskedAllow = "GITLEAKS:ALLOW"
 
 // AllowLine is line as InlineAllow compares it: without a diff's leading
@@ -23,22 +22,59 @@ func AllowLine(line string) string {
 	return strings.TrimSpace(line)
 }
 
-// maskAllow keeps AllowSignature only on the lines the scanner's
-// InlineAllow trusts (all of them when it has none): a change may not
-// switch off the check of a secret it adds by commenting the line, any
-// more than by editing .gitleaksignore. masked reports whether a line was
-// changed (the text is then another, with a digest of its own).
-func (s *Scanner) maskAllow(path, text string) (out string, masked bool) {
-	if s.inlineAllow == nil || !strings.Contains(text, AllowSignature) {
+// lineTrust says whether a line of path (as AllowLine spells it) is one an
+// allow comment may speak for. nil is gitleaks' own rule: every line.
+type lineTrust func(path, line string) bool
+
+// maskAllow replaces every AllowSignature in text, so that gitleaks (and
+// the scanner's own rules) honour none and report every finding; the
+// scanner then drops those a trusted comment allows (allowedFindings).
+// masked reports whether text held one (the text is then another, with a
+// digest of its own: one that does not depend on what is trusted, so the
+// scan cache holds the same findings whoever reads them).
+func maskAllow(text string) (out string, masked bool) {
+	if !strings.Contains(text, AllowSignature) {
 		return text, false
 	}
-	var b strings.Builder
-	b.Grow(len(text))
-	for line := range strings.SplitAfterSeq(text, "\n") {
-		if strings.Contains(line, AllowSignature) && !s.inlineAllow(path, AllowLine(line)) {
-			line, masked = strings.ReplaceAll(line, AllowSignature, maskedAllow), true
+	return strings.ReplaceAll(text, AllowSignature, maskedAllow), true
+}
+
+// allowedFindings drops the findings of text an allow comment switches
+// off under trust: a comment on a line of the finding's match (where
+// gitleaks looks), every line of the match and of the secret being one
+// trust knows. So a change may not switch off the check of a secret it
+// adds by commenting the line, nor by carrying a line of the base that
+// has the comment into the middle of its own secret (a private key's
+// match spans every line of the key). raw is not changed.
+func allowedFindings(path, text string, raw []rawFinding, trust lineTrust) []rawFinding {
+	li := newLineIndex(text)
+	out := make([]rawFinding, 0, len(raw))
+	for _, f := range raw {
+		if f.Line > 0 && allowedFinding(path, text, li, f, trust) {
+			continue
 		}
-		b.WriteString(line)
+		out = append(out, f)
 	}
-	return b.String(), masked
+	return out
+}
+
+func allowedFinding(path, text string, li *lineIndex, f rawFinding, trust lineTrust) bool {
+	from, to := f.Line, f.EndLine
+	if f.MatchLine > 0 {
+		from, to = min(from, f.MatchLine), max(to, f.MatchEnd)
+	}
+	line := func(l int) string { return text[li.start(l):li.end(l)] }
+	commented := false
+	for l := from; l <= to && !commented; l++ {
+		commented = strings.Contains(line(l), AllowSignature)
+	}
+	if !commented {
+		return false
+	}
+	for l := from; l <= to; l++ {
+		if !trust(path, AllowLine(line(l))) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,9 +2,13 @@ package audit
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/ctxpack/ctxpack/pack"
 )
 
 func TestAllowLine(t *testing.T) {
@@ -64,5 +68,111 @@ func TestInlineAllowOnlyOnTrustedLines(t *testing.T) {
 	fs, err := plain.Scan(context.Background(), "x.go", []byte(text))
 	if err != nil || len(fs) != 0 {
 		t.Errorf("findings %v %v, want none", fs, err)
+	}
+}
+
+// linesOf is an InlineAllow that knows the lines of base, each as
+// AllowLine spells it, at path.
+func linesOf(path, base string) func(string, string) bool {
+	set := map[string]bool{}
+	for l := range strings.SplitSeq(base, "\n") {
+		set[AllowLine(l)] = true
+	}
+	return func(p, line string) bool { return p == path && set[line] }
+}
+
+// A base line with gitleaks:allow that a change carries into the middle of
+// its own multi-line secret does not allow the secret: gitleaks honours a
+// comment on any line of a finding's match, and the key's match spans every
+// line of the key, most of them lines the base does not have. A finding
+// whose lines the base all has keeps the comment's effect. The fast path
+// and gitleaks' detector alone agree; a file, a commit's added lines and a
+// diff read the same.
+func TestInlineAllowNeedsEveryLineOfTheFinding(t *testing.T) {
+	f := secrettest.Make(37)
+	allow := `password = "example-pass" # gitleaks:allow`
+	begin, body, _ := strings.Cut(f.RSAKey, "\n")
+	inKey := allow + "\n" + begin + "\n" + allow + "\n" + body + "\n"
+	k := secrettest.NewGen(37).Str(secrettest.Alnum, 32)
+	comment := "cfg = 1 # gitleaks:allow; api_key ="
+	generic := comment + "\n" + k + "\n" // the match spans both lines, the secret is the second
+	for _, tc := range []struct {
+		name, base, text string
+		rules            []string // found, in order
+	}{
+		{"a base line inside the change's key", allow + "\n", inKey, []string{"private-key"}},
+		{"the key is the base's", inKey, inKey, nil},
+		{"the base's comment, the change's secret", comment + "\n", generic, []string{"generic-api-key"}},
+		{"both lines the base's", generic, generic, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewScanner(ScannerOptions{InlineAllow: linesOf("settings.py", tc.base)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stock, err := NewScanner(ScannerOptions{InlineAllow: linesOf("settings.py", tc.base)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stock.fast = nil
+			ctx := context.Background()
+			var lines []pack.Line
+			var diff strings.Builder
+			diff.WriteString("diff --git a/settings.py b/settings.py\n--- a/settings.py\n+++ b/settings.py\n")
+			fmt.Fprintf(&diff, "@@ -0,0 +1,%d @@\n", strings.Count(tc.text, "\n"))
+			for i, l := range strings.Split(strings.TrimSuffix(tc.text, "\n"), "\n") {
+				lines = append(lines, pack.Line{Number: i + 1, Text: l})
+				diff.WriteString("+" + l + "\n")
+			}
+			scans := map[string]func(*Scanner) ([]pack.Finding, error){
+				"file":   func(s *Scanner) ([]pack.Finding, error) { return s.Scan(ctx, "settings.py", []byte(tc.text)) },
+				"commit": func(s *Scanner) ([]pack.Finding, error) { return s.ScanCommit(ctx, "c0ffee", "settings.py", lines) },
+				"diff":   func(s *Scanner) ([]pack.Finding, error) { return s.ScanDiff(ctx, "settings.py", []byte(diff.String())) },
+			}
+			for _, how := range []string{"file", "commit", "diff"} {
+				got, err := scans[how](s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := scans[how](stock)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s: the fast path finds %v, gitleaks' detector %v", how, got, want)
+				}
+				var rules []string
+				for _, fd := range got {
+					rules = append(rules, fd.RuleID)
+				}
+				if !slices.Equal(rules, tc.rules) {
+					t.Errorf("%s: rules %v, want %v", how, rules, tc.rules)
+				}
+			}
+		})
+	}
+}
+
+// An allow comment is read on the raw line, as gitleaks reads it: one an
+// escape spells inside the string it would allow is none, there or in the
+// decoded strings the scanner reads besides.
+func TestEscapedAllowIsNoComment(t *testing.T) {
+	f := secrettest.Make(39)
+	tok := `\x67` + strings.TrimPrefix(f.GitHub, "g")
+	s, err := NewScanner(ScannerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		text  string
+		found int
+	}{
+		{`x = "` + tok + ` \x67itleaks:allow"` + "\n", 1},
+		{`x = "` + tok + `" # gitleaks:allow` + "\n", 0},
+	} {
+		fs, err := s.Scan(context.Background(), "a.py", []byte(tc.text))
+		if err != nil || len(fs) != tc.found {
+			t.Errorf("%q: findings %v %v, want %d", tc.text, fs, err, tc.found)
+		}
 	}
 }

@@ -19,7 +19,7 @@ func (s *Scanner) ScanDiff(ctx context.Context, path string, diff []byte) ([]pac
 	// The rules read the lines as the file has them: the +, - or space
 	// that starts a hunk line becomes a space (offsets unchanged), so
 	// `-DB_PASSWORD=…` and `+mysql -p…` read like the lines they are.
-	raw, err := s.scanFragment(ctx, path, "", unmarkDiff(text), nil)
+	raw, err := s.scanFragment(ctx, path, "", unmarkDiff(text), nil, s.inlineAllow)
 	if err != nil {
 		return nil, err
 	}

@@ -52,9 +52,11 @@ type ScannerOptions struct {
 	// caller read them (for a commit, range or push: from the base commit);
 	// RepoRoot, ConfigPath and IgnorePath are then not read.
 	Files *GitleaksFiles
-	// InlineAllow, when set, says whether a line (as AllowLine spells it)
-	// of path may carry AllowSignature: on any other line the signature is
-	// not honoured. nil honours it on every line, as gitleaks does.
+	// InlineAllow, when set, says whether a line of path (as AllowLine
+	// spells it) is one the configuration's owner already has (the base's):
+	// AllowSignature is then honoured only for a finding every line of
+	// whose match is such a line. nil honours it as gitleaks does, on any
+	// line of a finding's match.
 	InlineAllow func(path, line string) bool
 }
 
@@ -101,7 +103,7 @@ type Scanner struct {
 	version     string
 	configPath  string
 	ignorePath  string
-	inlineAllow func(path, line string) bool
+	inlineAllow lineTrust
 
 	scans atomic.Int64 // fragments actually scanned (cache misses)
 }
@@ -222,26 +224,28 @@ func (s *Scanner) CacheStats() CacheStats {
 // content. A finding of a path-only rule (e.g. a .p12 file) covers the whole
 // content and has line 0, as gitleaks reports it. Findings are sorted by line,
 // offset and rule. Fingerprints are gitleaks' `path:rule:line`; findings
-// listed in .gitleaksignore and on lines carrying gitleaks:allow are dropped.
+// listed in .gitleaksignore and those a gitleaks:allow comment switches off
+// (ScannerOptions.InlineAllow) are dropped.
 // An error means the scan did not complete (cancelled context, internal
 // failure); partial results are never returned as complete.
 func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
-	return s.scan(ctx, path, content, nil)
+	return s.scan(ctx, path, content, nil, s.inlineAllow)
 }
 
 // ScanSum is Scan of content whose sha256 is sum (pack.SumScanner): the
 // scan cache's key is made from sum, the content not hashed again.
 func (s *Scanner) ScanSum(ctx context.Context, path string, content []byte, sum [32]byte) ([]pack.Finding, error) {
-	return s.scan(ctx, path, content, &sum)
+	return s.scan(ctx, path, content, &sum, s.inlineAllow)
 }
 
-// scan is Scan, with the content's sha256 when the caller has it.
-func (s *Scanner) scan(ctx context.Context, path string, content []byte, sum *[32]byte) ([]pack.Finding, error) {
+// scan is Scan, with the content's sha256 when the caller has it and the
+// lines whose allow comments are honoured.
+func (s *Scanner) scan(ctx context.Context, path string, content []byte, sum *[32]byte, trust lineTrust) ([]pack.Finding, error) {
 	// Read in place, not copied: nothing of the text outlives the call
 	// (findings and cache entries hold offsets), and callers hand over
 	// content they do not change while it runs.
 	text := unsafe.String(unsafe.SliceData(content), len(content))
-	raw, err := s.scanFragment(ctx, path, "", text, sum)
+	raw, err := s.scanFragment(ctx, path, "", text, sum, trust)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +298,7 @@ func (s *Scanner) ScanCommit(ctx context.Context, commit, path string, lines []p
 			b.WriteByte('\n')
 		}
 		text := b.String()
-		raw, err := s.scanFragment(ctx, path, commit, text, nil)
+		raw, err := s.scanFragment(ctx, path, commit, text, nil, s.inlineAllow)
 		if err != nil {
 			return nil, err
 		}
@@ -428,17 +432,66 @@ type rawFinding struct {
 	EndLine int    `json:"end_line"`
 	Start   int    `json:"start"`
 	End     int    `json:"end"`
+	// MatchLine and MatchEnd are the lines of the rule's match, where
+	// gitleaks reads an allow comment, when they are not Line and EndLine
+	// (a match wider than its secret); 0 otherwise.
+	MatchLine int `json:"match_line,omitempty"`
+	MatchEnd  int `json:"match_end,omitempty"`
+	// Under marks a finding of the assignment rules or of an escaped
+	// string inside gitleaks' findings that an allow comment may switch
+	// off: reported only when none of them is left (keptOver).
+	Under bool `json:"under,omitempty"`
 }
 
 // scanFragment returns the findings of one fragment, from the cache when a
-// valid entry exists. sum, when set, is the sha256 of text.
-func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string, sum *[32]byte) ([]rawFinding, error) {
+// valid entry exists. sum, when set, is the sha256 of text. Under a trust
+// (not gitleaks' own rule) the fragment is scanned with its allow comments
+// masked, and the findings a trusted comment allows are dropped after.
+func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string, sum *[32]byte, trust lineTrust) ([]rawFinding, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if masked, ok := s.maskAllow(path, text); ok {
-		text, sum = masked, nil // another text: its own digest
+	original, masked := text, false
+	if trust != nil {
+		if text, masked = maskAllow(text); masked {
+			sum = nil // another text: its own digest
+		}
 	}
+	raw, err := s.scanCached(ctx, path, commit, text, sum)
+	if err != nil {
+		return nil, err
+	}
+	if masked {
+		raw = allowedFindings(path, original, raw, trust)
+	}
+	return uniqueSpans(keptOver(raw)), nil
+}
+
+// uniqueSpans is raw with one finding of each rule and span, the first:
+// matches on other lines of one secret are kept apart until the allow
+// comments are read (rawFinding.MatchLine). raw is not changed.
+func uniqueSpans(raw []rawFinding) []rawFinding {
+	if len(raw) < 2 {
+		return raw
+	}
+	type key struct {
+		rule       string
+		start, end int
+	}
+	seen := make(map[key]bool, len(raw))
+	out := make([]rawFinding, 0, len(raw))
+	for _, f := range raw {
+		if k := (key{f.RuleID, f.Start, f.End}); !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// scanCached is scanFragment's scan of text, from the cache when a valid
+// entry exists.
+func (s *Scanner) scanCached(ctx context.Context, path, commit, text string, sum *[32]byte) ([]rawFinding, error) {
 	var key string
 	if s.cache != nil {
 		if sum == nil {
@@ -470,7 +523,7 @@ func (s *Scanner) scanFragment(ctx context.Context, path, commit, text string, s
 // rules make the result depend on them, the path and commit.
 func (s *Scanner) cacheKey(path, commit string, content [32]byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "ctxpack-scan-v2\x00%s\x00%s\x00%s\x00%s\x00%x",
+	fmt.Fprintf(h, "ctxpack-scan-v3\x00%s\x00%s\x00%s\x00%s\x00%x",
 		s.rulesDigest, s.version, path, commit, content)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -495,6 +548,9 @@ func validRaw(fs []rawFinding, text string) bool {
 			continue
 		}
 		if f.Line < 1 || f.EndLine < f.Line || f.EndLine > n {
+			return false
+		}
+		if f.MatchLine != 0 && (f.MatchLine < 1 || f.MatchEnd < f.MatchLine || f.MatchEnd > n) {
 			return false
 		}
 	}
@@ -524,26 +580,31 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 			return nil, err
 		}
 		for _, d := range dec {
-			if !overlapsAny(raw, d.Start, d.End) {
+			if dropped, under := shadowed(raw, text, li, d.Start, d.End); !dropped {
+				d.Under = under
 				raw = append(raw, d)
 			}
 		}
 	}
 	type key struct {
-		rule       string
-		start, end int
+		rule                        string
+		start, end, match, matchEnd int
 	}
 	seen := map[key]bool{}
 	out := raw[:0]
 	for _, f := range raw {
 		if f.Line > 0 {
+			match, matchEnd := f.Line, f.EndLine
 			f.Start, f.End = settleSpan(text, f.Start, f.End)
 			if isChecksum(text, f.Start, f.End) || withinMarker(text, f.Start, f.End) {
 				continue
 			}
 			f.Line, f.EndLine = li.lineOf(f.Start), li.lineOf(f.End-1)
+			if match != f.Line || matchEnd != f.EndLine {
+				f.MatchLine, f.MatchEnd = match, matchEnd
+			}
 		}
-		k := key{f.RuleID, f.Start, f.End}
+		k := key{f.RuleID, f.Start, f.End, f.MatchLine, f.MatchEnd}
 		if seen[k] {
 			continue
 		}
@@ -585,21 +646,17 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 		return nil, err
 	}
 	var raw []rawFinding
+	// One secret found by two matches is one finding, unless the matches
+	// are on other lines: an allow comment may switch one off and not the
+	// other (uniqueSpans makes them one after).
 	type key struct {
-		rule       string
-		start, end int
+		rule                   string
+		start, end, line, end2 int
 	}
 	seen := map[key]bool{}
 	for _, f := range gl {
 		start, end := gitleaksSpan(li, f, s.rules.rule(f.RuleID))
-		k := key{f.RuleID, start, end}
-		if f.StartLine <= 0 {
-			k.start, k.end = -1, -1
-		}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
+		// The lines of the match, where gitleaks reads an allow comment.
 		line, endLine := f.StartLine, f.EndLine
 		if line <= 0 {
 			line, endLine = 0, 0
@@ -608,6 +665,14 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 			// ends on a last line without '\n'; take the span's last line.
 			endLine = max(endLine, li.lineOf(end-1))
 		}
+		k := key{f.RuleID, start, end, line, endLine}
+		if line == 0 {
+			k.start, k.end = -1, -1
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
 		raw = append(raw, rawFinding{RuleID: f.RuleID, Line: line, EndLine: endLine, Start: start, End: end})
 	}
 	for _, a := range assigned {
@@ -616,10 +681,11 @@ func (s *Scanner) detectText(ctx context.Context, path, commit, text string, li 
 		if globallyAllowedFinding(s.rules.base.Allowlists, path, commit, secret, text[a.matchStart:a.end], line) {
 			continue
 		}
-		if overlapsAny(raw, a.start, a.end) {
+		dropped, under := shadowed(raw, text, li, a.start, a.end)
+		if dropped {
 			continue // the gitleaks finding wins
 		}
-		raw = append(raw, rawFinding{RuleID: a.rule, Line: a.line, EndLine: a.line, Start: a.start, End: a.end})
+		raw = append(raw, rawFinding{RuleID: a.rule, Line: a.line, EndLine: a.line, Start: a.start, End: a.end, Under: under})
 	}
 	return raw, nil
 }
@@ -659,13 +725,17 @@ func (s *Scanner) assignments(path, commit, text string, li *lineIndex) func() [
 // detectEscaped scans the decoded values of text's escaped strings and maps
 // the findings back onto text: a finding covering several strings becomes
 // one per string. Findings on a raw line carrying gitleaks:allow are
-// dropped, as gitleaks drops them in the raw text.
+// dropped, as gitleaks drops them in the raw text (where the scanner
+// masked the comments, allowedFindings decides after).
 func (s *Scanner) detectEscaped(ctx context.Context, path, commit, text string, li *lineIndex) ([]rawFinding, error) {
 	ss := escapedStrings(text)
 	if len(ss) == 0 {
 		return nil, nil
 	}
 	doc, starts := decodedDoc(ss)
+	// An allow comment counts on the raw line, below; one an escape spells
+	// (\x67itleaks:allow) is none.
+	doc, _ = maskAllow(doc)
 	found, err := s.detectText(ctx, path, commit, doc, newLineIndex(doc))
 	if err != nil {
 		return nil, err
@@ -677,7 +747,7 @@ func (s *Scanner) detectEscaped(ctx context.Context, path, commit, text string, 
 		}
 		for _, sp := range rawSpans(ss, starts, f.Start, f.End) {
 			line := li.lineOf(sp[0])
-			if strings.Contains(text[li.start(line):li.end(line)], "gitleaks:allow") {
+			if strings.Contains(text[li.start(line):li.end(line)], AllowSignature) {
 				continue
 			}
 			out = append(out, rawFinding{RuleID: f.RuleID, Line: line, EndLine: li.lineOf(sp[1] - 1), Start: sp[0], End: sp[1]})
@@ -686,13 +756,56 @@ func (s *Scanner) detectEscaped(ctx context.Context, path, commit, text string, 
 	return out, nil
 }
 
-func overlapsAny(fs []rawFinding, start, end int) bool {
+// shadowed says what becomes of a finding [start,end) of text beside fs,
+// found before it, which win where they overlap it: dropped when one of
+// them stays whatever the allow comments say; under when the ones it
+// overlaps may each be switched off by a comment the scanner reads after
+// (allowedFindings; its own comments are masked in text): it is then
+// reported if none of them is (keptOver).
+func shadowed(fs []rawFinding, text string, li *lineIndex, start, end int) (dropped, under bool) {
 	for _, f := range fs {
 		if f.Line > 0 && f.Start < end && start < f.End {
+			if !mayBeAllowed(text, li, f) {
+				return true, false
+			}
+			under = true
+		}
+	}
+	return false, under
+}
+
+// mayBeAllowed reports whether f, a finding of text not settled yet (its
+// lines are its match's), may be switched off by an allow comment masked
+// in text, or lies under one that may.
+func mayBeAllowed(text string, li *lineIndex, f rawFinding) bool {
+	if f.Under {
+		return true
+	}
+	for l := f.Line; l <= f.EndLine; l++ {
+		if strings.Contains(text[li.start(l):li.end(l)], maskedAllow) {
 			return true
 		}
 	}
 	return false
+}
+
+// keptOver drops the findings under others (rawFinding.Under) that one of
+// those others still overlaps, now that the allow comments are read. raw
+// is not changed.
+func keptOver(raw []rawFinding) []rawFinding {
+	if !slices.ContainsFunc(raw, func(f rawFinding) bool { return f.Under }) {
+		return raw
+	}
+	out := make([]rawFinding, 0, len(raw))
+	for _, f := range raw {
+		if f.Under && slices.ContainsFunc(raw, func(o rawFinding) bool {
+			return !o.Under && o.Line > 0 && o.Start < f.End && f.Start < o.End
+		}) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Flush writes the scan cache's new entries to disk; a no-op without a cache.

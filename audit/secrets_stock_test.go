@@ -129,6 +129,66 @@ func TestScanMatchesStock(t *testing.T) {
 	}
 }
 
+// TestScanWithInlineAllowMatchesStock: under an InlineAllow (the base's
+// lines) the fast path and gitleaks' detector alone drop the same
+// findings, on every text holding an allow comment, with about half of the
+// lines trusted; and trusting every line drops what gitleaks' own rule
+// drops, a finding inside another's match included (ctxpack's password
+// rules, an escaped string), which is reported when that one is allowed.
+func TestScanWithInlineAllowMatchesStock(t *testing.T) {
+	half := func(_, line string) bool { return len(line)%2 == 0 }
+	every := func(string, string) bool { return true }
+	scanners := func(trust func(string, string) bool) (*Scanner, *Scanner) {
+		def, err := NewScanner(ScannerOptions{InlineAllow: trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stock, err := NewScanner(ScannerOptions{InlineAllow: trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stock.fast = nil
+		return def, stock
+	}
+	def, stock := scanners(half)
+	all, _ := scanners(every)
+	native, _ := defaultAndStock(t)
+	fake := secrettest.Make(12)
+	texts := []textFile{
+		{"a.env", "api_key = " + fake.APIKey + " # gitleaks:allow\ntoken = " + fake.GitHub + "\n"},
+		{"id_rsa", strings.Replace(fake.RSAKey, "\n", "\n# gitleaks:allow\n", 1) + "\n"},
+		{"a.env", "cfg = 1 # gitleaks:allow; api_key =\n" + fake.APIKey + "\n"},
+		{"a.json", `{"x": "token = \"` + fake.GitHub + `\" # gitleaks:allow"}` + "\n"},
+		// A finding inside another's match, on a line without the comment.
+		{"key.txt", strings.Replace(fake.RSAKey, "\n", " # gitleaks:allow\nDB_PASSWORD=p@ss!w0rd#x9\n", 1) + "\n"},
+		{"a.json", "-----BEGIN RSA PRIVATE KEY----- # gitleaks:allow\n" + `{"x": "pass\u0077ord = \"` + fake.DBPassword + `!\""}` + "\n" + strings.Repeat("A", 70) + "\n-----END RSA PRIVATE KEY-----\n"},
+	}
+	crafted := len(texts)
+	for _, f := range scanTexts(t) {
+		if strings.Contains(f.text, AllowSignature) {
+			texts = append(texts, f)
+		}
+	}
+	ctx := context.Background()
+	for i, f := range texts {
+		if i < crafted || i%(3*sample(4)) == 0 { // gitleaks' detector alone is slow: a sample
+			sameScan(t, def, stock, f.path, f.text)
+		}
+		got, err := all.Scan(ctx, f.path, []byte(f.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := native.Scan(ctx, f.path, []byte(f.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: trusting every line finds %v, gitleaks' rule %v", f.path, got, want)
+		}
+	}
+	t.Logf("%d texts with an allow comment", len(texts))
+}
+
 // TestScanDecodingPassesMatchStock covers the decoding passes: a secret
 // found only after decoding (base64, hex, percent, twice), next to one
 // found in the raw text.

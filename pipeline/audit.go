@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/fsutil"
@@ -83,7 +84,13 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 	if repo != nil {
 		scanner, err = NewScanner(ctx, repo, cfg)
 	} else {
-		scanner, err = audit.NewScanner(audit.ScannerOptions{Files: cfg.Gitleaks})
+		// A pack of a change was built with its base's allow comments,
+		// and the base's lines are not at hand: no comment can be told
+		// from one the change brings, and none is honoured. The pack is
+		// read for that only when a finding has a comment.
+		fromBase := sync.OnceValue(func() bool { return baseConfigured(data) })
+		scanner, err = audit.NewScanner(audit.ScannerOptions{Files: cfg.Gitleaks,
+			InlineAllow: func(string, string) bool { return !fromBase() }})
 	}
 	if err != nil {
 		v := audit.NewVerdict()
@@ -129,6 +136,25 @@ func Audit(ctx context.Context, opts AuditOptions) (*audit.Verdict, error) {
 		v.Sort()
 	}
 	return v, nil
+}
+
+// baseConfigured reports whether a pack is of a change whose
+// configuration is its base's, as SourceConfig reads it (a commit, range,
+// push or pull request pack, unless its base's policy lets the head's
+// apply), or cannot say: the audit then honours gitleaks:allow only on
+// lines it knows the base has.
+func baseConfigured(data []byte) bool {
+	var p struct {
+		Source pack.Source `json:"source"`
+	}
+	if json.Unmarshal(data, &p) != nil {
+		return true
+	}
+	src := p.Source
+	if src.Kind == "plain" || src.Trigger == "worktree" {
+		return false
+	}
+	return src.Config == nil || src.Config.From != policy.ConfigFromHead
 }
 
 // recordCheck fails when the pack's record (named, or beside it) is not the

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/ctxpack/ctxpack/policy"
 )
 
@@ -216,6 +218,84 @@ func TestInlineAllowIsTheBases(t *testing.T) {
 			}
 			if !tc.addedLeaves && !strings.Contains(data, "[REDACTED:github-pat]") {
 				t.Errorf("the change's secret was not redacted")
+			}
+			// The audit honours the same comments with the repository at
+			// hand; without it, a change's pack honours none (the base's
+			// lines cannot be read), a work-tree pack all.
+			file := writePack(t, run.Result.JSON)
+			for _, dir := range []string{g.Dir, ""} {
+				v, err := Audit(context.Background(), AuditOptions{PackFile: file, RepoDir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := strings.Contains(codes(v.Failed), audit.CodeSecretUnredacted)
+				if want := dir == "" && !tc.addedLeaves; found != want {
+					t.Errorf("audit (repository %q): secret_unredacted %v, want %v (%s)", dir, found, want, codes(v.Failed))
+				}
+			}
+		})
+	}
+}
+
+// TestBaseAllowLineInsideTheChangesSecret: a line of the base holding
+// gitleaks:allow, copied by the change into the middle of its own private
+// key, does not allow the key: the verdict fails on it, the pack holds none
+// of it, and the audit of a pack that kept it (with the repository at hand
+// or without it) finds it.
+func TestBaseAllowLineInsideTheChangesSecret(t *testing.T) {
+	f := secrettest.Make(25)
+	allow := `password = "example-pass" # gitleaks:allow` + "\n"
+	begin, body, _ := strings.Cut(f.RSAKey, "\n")
+	for _, tc := range []struct {
+		name string
+		opts func(base string) PackOptions
+	}{
+		{"pull request", func(base string) PackOptions { return PackOptions{Base: base, Head: "HEAD", Trigger: "pull_request"} }},
+		{"commit", func(string) PackOptions { return PackOptions{Commit: "HEAD"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("settings.py", allow)
+			base := g.Commit("base")
+			g.Write("settings.py", allow+begin+"\n"+allow+body+"\n")
+			g.Commit("key")
+			opts := tc.opts(base)
+			opts.Dir = g.Dir
+			ctx := context.Background()
+			run, err := Execute(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.Verdict.Status != audit.StatusFail || !strings.Contains(codes(run.Verdict.Failed), audit.CodeSecretInHistory) {
+				t.Errorf("verdict %s (%s), want a failure on the key", run.Verdict.Status, codes(run.Verdict.Failed))
+			}
+			assertNoFragment(t, "pack", run.Result.JSON, []string{body})
+			// A pack that kept the key in settings.py's diff.
+			var q pack.Pack
+			if err := json.Unmarshal(run.Result.JSON, &q); err != nil {
+				t.Fatal(err)
+			}
+			added := strings.ReplaceAll(begin+"\n"+allow+body, "\n", "\n+")
+			forged := false
+			for i := range q.Changes {
+				if c := &q.Changes[i]; c.Path == "settings.py" && strings.Contains(c.Diff, "[REDACTED:private-key]") {
+					c.Diff, c.Redactions, forged = strings.Replace(c.Diff, "[REDACTED:private-key]", added, 1), nil, true
+				}
+			}
+			if !forged {
+				t.Fatal("settings.py's diff with the key redacted is not in the pack")
+			}
+			file := writePack(t, refinalize(t, &q))
+			for _, dir := range []string{g.Dir, ""} {
+				v, err := Audit(ctx, AuditOptions{PackFile: file, RepoDir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(v.Failed, func(c audit.Check) bool {
+					return c.Code == audit.CodeSecretUnredacted && c.Details["where"] == "diff"
+				}) {
+					t.Errorf("audit (repository %q): the key in settings.py's diff is not found: %s", dir, codes(v.Failed))
+				}
 			}
 		})
 	}

@@ -379,12 +379,12 @@ func build(ctx context.Context, repo *source.Repo, snap *pack.Snapshot, cfg *Con
 // configuration, with the scan cache under the repository's .git/ctxpack
 // when there is one (scanCache). Where the configuration is the base's (a commit, a
 // range, a push, a pull request), so is the right to an inline
-// gitleaks:allow: it is honoured on a line the base already has, not on
-// one the change brings.
+// gitleaks:allow: it is honoured for a finding whose lines the base
+// already has, not for one with a line the change brings.
 func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Scanner, error) {
 	opts := audit.ScannerOptions{RepoRoot: repo.Root, Files: cfg.Gitleaks}
 	if o := cfg.Origin; o != nil && o.From == policy.ConfigFromBase {
-		opts.InlineAllow = baseAllowLines(ctx, repo, o.Commit)
+		opts.InlineAllow = baseLines(ctx, repo, o.Commit)
 	}
 	if cfg.Gitleaks == nil && cfg.Policy.Secrets.Config != "" {
 		opts.ConfigPath = filepath.Join(repo.Root, filepath.FromSlash(cfg.Policy.Secrets.Config))
@@ -401,14 +401,14 @@ func NewScanner(ctx context.Context, repo *source.Repo, cfg *Config) (*audit.Sca
 	return s, nil
 }
 
-// baseAllowLines says whether a line of a file carries gitleaks:allow in
-// commit's version of that file. A file's base version is read the first
-// time the scan asks about it (only files with the comment are asked
-// about), never the whole tree: in a partial clone that would fetch every
-// blob. A file that cannot be read there (absent, not a regular file, over
-// 16 MiB, a base not in a shallow checkout) has no such line: no comment
-// is honoured, the strict way.
-func baseAllowLines(ctx context.Context, repo *source.Repo, commit string) func(path, line string) bool {
+// baseLines says whether commit's version of a file has a line (as
+// audit.AllowLine spells it). A file's base version is read the first
+// time the scan asks about it (only about the lines of a finding an allow
+// comment lies in), never the whole tree: in a partial clone that would
+// fetch every blob. A file that cannot be read there (absent, not a
+// regular file, over 16 MiB, a base not in a shallow checkout) has no
+// lines: no comment is honoured, the strict way.
+func baseLines(ctx context.Context, repo *source.Repo, commit string) func(path, line string) bool {
 	const maxBaseFile = 16 << 20
 	var mu sync.Mutex
 	lines := map[string]map[string]bool{}
@@ -422,9 +422,7 @@ func baseAllowLines(ctx context.Context, repo *source.Repo, commit string) func(
 			if present && source.TreePath(path) {
 				if b, err := repo.FileAt(ctx, commit, path, maxBaseFile); err == nil {
 					for l := range strings.SplitSeq(string(b.Data), "\n") {
-						if strings.Contains(l, audit.AllowSignature) {
-							set[audit.AllowLine(l)] = true
-						}
+						set[audit.AllowLine(l)] = true
 					}
 				}
 			}
