@@ -26,6 +26,9 @@ func AllowLine(line string) string {
 // allow comment may speak for. nil is gitleaks' own rule: every line.
 type lineTrust func(path, line string) bool
 
+// noLine trusts no line: no allow comment is honoured.
+func noLine(string, string) bool { return false }
+
 // maskAllow replaces every AllowSignature in text, so that gitleaks (and
 // the scanner's own rules) honour none and report every finding; the
 // scanner then drops those a trusted comment allows (allowedFindings).

@@ -153,6 +153,34 @@ func TestInlineAllowNeedsEveryLineOfTheFinding(t *testing.T) {
 	}
 }
 
+// ScanText is for text that is no file (the intent, the pack's other
+// fields): there gitleaks:allow is never honoured, whatever InlineAllow
+// trusts, while Scan of a file honours it as before.
+func TestScanTextHonoursNoAllow(t *testing.T) {
+	f := secrettest.Make(38)
+	text := "# Rotate " + f.GitHub + " gitleaks:allow\n"
+	for _, tc := range []struct {
+		name  string
+		trust func(string, string) bool
+	}{
+		{"gitleaks' rule", nil},
+		{"every line trusted", func(string, string) bool { return true }},
+	} {
+		s, err := NewScanner(ScannerOptions{InlineAllow: tc.trust})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		fs, err := s.ScanText(ctx, "(intent)", []byte(text))
+		if err != nil || len(fs) != 1 || text[fs[0].Start:fs[0].End] != f.GitHub {
+			t.Errorf("%s: ScanText found %v %v, want the token", tc.name, fs, err)
+		}
+		if fs, err := s.Scan(ctx, "task.md", []byte(text)); err != nil || len(fs) != 0 {
+			t.Errorf("%s: Scan of a file found %v %v, want none (the comment is honoured)", tc.name, fs, err)
+		}
+	}
+}
+
 // An allow comment is read on the raw line, as gitleaks reads it: one an
 // escape spells inside the string it would allow is none, there or in the
 // decoded strings the scanner reads besides.

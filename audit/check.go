@@ -238,6 +238,7 @@ func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, 
 	type doc struct {
 		where, path, text string
 		sum               *[32]byte // the text's sha256, when known
+		noFile            bool      // not a file's content or diff (ScanText)
 	}
 	var docs []doc
 	for i, it := range items(p) {
@@ -259,7 +260,7 @@ func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, 
 	for i := range rest.Changes {
 		rest.Changes[i].Diff = ""
 	}
-	docs = append(docs, doc{where: "metadata", path: "(pack fields)", text: strings.Join(pack.Strings(&rest), "\n") + "\n"})
+	docs = append(docs, doc{where: "metadata", path: "(pack fields)", text: strings.Join(pack.Strings(&rest), "\n") + "\n", noFile: true})
 	nameFound, nameFailed := packNames(ctx, scanner, p)
 	found, failed = append(found, nameFound...), append(failed, nameFailed...)
 	// The documents are scanned on every core (a range's items and diffs
@@ -278,6 +279,8 @@ func packSecrets(ctx context.Context, scanner pack.SecretScanner, p *pack.Pack, 
 		r := &results[i]
 		if ds, ok := scanner.(pack.DiffScanner); ok && d.where == "diff" {
 			r.findings, r.err = ds.ScanDiff(ctx, d.path, text) // a diff's lines read as the file's, at the file's lines
+		} else if d.noFile {
+			r.findings, r.err = pack.ScanText(ctx, scanner, d.path, text)
 		} else {
 			r.findings, r.err = pack.ScanWithSum(ctx, scanner, d.path, text, d.sum)
 		}

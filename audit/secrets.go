@@ -56,7 +56,8 @@ type ScannerOptions struct {
 	// spells it) is one the configuration's owner already has (the base's):
 	// AllowSignature is then honoured only for a finding every line of
 	// whose match is such a line. nil honours it as gitleaks does, on any
-	// line of a finding's match.
+	// line of a finding's match. Text that is no file (ScanText) never
+	// honours it.
 	InlineAllow func(path, line string) bool
 }
 
@@ -230,6 +231,16 @@ func (s *Scanner) CacheStats() CacheStats {
 // failure); partial results are never returned as complete.
 func (s *Scanner) Scan(ctx context.Context, path string, content []byte) ([]pack.Finding, error) {
 	return s.scan(ctx, path, content, nil, s.inlineAllow)
+}
+
+// ScanText is Scan of text that is no file of the repository, where names
+// it (the pack's intent, its file names, its other fields): no
+// gitleaks:allow in it is honoured, whatever InlineAllow says. A comment
+// is a file's configuration, in the file; a commit message, a task or a
+// pull request's body has none, and what a file's line says does not
+// carry over to a copy of it elsewhere.
+func (s *Scanner) ScanText(ctx context.Context, where string, text []byte) ([]pack.Finding, error) {
+	return s.scan(ctx, where, text, nil, noLine)
 }
 
 // ScanSum is Scan of content whose sha256 is sum (pack.SumScanner): the

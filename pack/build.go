@@ -850,7 +850,7 @@ func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
 // redactManifestText replaces the secrets of one text of the manifest,
 // reporting each.
 func (b *builder) redactManifestText(ctx context.Context, text string) (string, error) {
-	findings, err := b.opts.Scanner.Scan(ctx, "(manifest)", []byte(text))
+	findings, err := b.textScan()(ctx, "(manifest)", []byte(text))
 	if err != nil {
 		return "", fmt.Errorf("secret scan of the manifest: %w", err)
 	}
@@ -861,7 +861,7 @@ func (b *builder) redactManifestText(ctx context.Context, text string) (string, 
 	for _, x := range findings {
 		spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
 	}
-	out, reds, err := b.redactAll(ctx, "(manifest)", text, spans)
+	out, reds, err := b.redactAllWith(ctx, b.textScan(), "(manifest)", text, spans)
 	if err != nil {
 		return "", err
 	}

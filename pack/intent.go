@@ -458,7 +458,7 @@ func (b *builder) buildIntent(ctx context.Context) (*Intent, error) {
 // the cap then left out.
 func (b *builder) boundIntentText(ctx context.Context, field, text string, n int, action string) (string, []Redaction, bool, error) {
 	redact := func(text string) (string, []Redaction, error) {
-		findings, err := b.opts.Scanner.Scan(ctx, "(intent)", []byte(text))
+		findings, err := b.textScan()(ctx, "(intent)", []byte(text))
 		if err != nil {
 			return "", nil, fmt.Errorf("secret scan of the intent's %s: %w", field, err)
 		}
@@ -469,7 +469,7 @@ func (b *builder) boundIntentText(ctx context.Context, field, text string, n int
 		for _, x := range findings {
 			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
 		}
-		text, reds, err := b.redactAll(ctx, "(intent)", text, spans)
+		text, reds, err := b.redactAllWith(ctx, b.textScan(), "(intent)", text, spans)
 		if err != nil {
 			return "", nil, err
 		}

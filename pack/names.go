@@ -38,6 +38,13 @@ type DiffScanner interface {
 	ScanDiff(ctx context.Context, path string, diff []byte) ([]Finding, error)
 }
 
+// textScan is how a text that is no file is scanned (ScanText).
+func (b *builder) textScan() func(context.Context, string, []byte) ([]Finding, error) {
+	return func(ctx context.Context, where string, text []byte) ([]Finding, error) {
+		return ScanText(ctx, b.opts.Scanner, where, text)
+	}
+}
+
 // diffScan is how a diff is scanned: the scanner's DiffScanner when it has
 // one, else its Scan.
 func (b *builder) diffScan() func(context.Context, string, []byte) ([]Finding, error) {
@@ -234,7 +241,7 @@ func nameSpans(ctx context.Context, sc SecretScanner, paths []string) (map[strin
 	}
 	for _, p := range paths {
 		if strings.ContainsAny(p, "\n\r") {
-			fs, err := sc.Scan(ctx, NamesScanPath, []byte(p))
+			fs, err := ScanText(ctx, sc, NamesScanPath, []byte(p))
 			if err != nil {
 				return nil, fmt.Errorf("secret scan of file names: %w", err)
 			}
@@ -275,7 +282,7 @@ func nameSpans(ctx context.Context, sc SecretScanner, paths []string) (map[strin
 		doc.WriteString(k)
 		doc.WriteByte('\n')
 	}
-	fs, err := sc.Scan(ctx, NamesScanPath, []byte(doc.String()))
+	fs, err := ScanText(ctx, sc, NamesScanPath, []byte(doc.String()))
 	if err != nil {
 		return nil, fmt.Errorf("secret scan of file names: %w", err)
 	}

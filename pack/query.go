@@ -216,7 +216,7 @@ func queryChars(p *QueryPack) (int, error) {
 
 // scanText redacts the secrets of a text that leaves as it is.
 func (b *builder) scanText(ctx context.Context, where, text string) (string, error) {
-	findings, err := b.opts.Scanner.Scan(ctx, where, []byte(text))
+	findings, err := b.textScan()(ctx, where, []byte(text))
 	if err != nil {
 		return "", fmt.Errorf("secret scan of the %s: %w", where, err)
 	}
@@ -227,7 +227,7 @@ func (b *builder) scanText(ctx context.Context, where, text string) (string, err
 	for _, f := range findings {
 		spans = append(spans, redactSpan{f.Start, f.End, f.RuleID})
 	}
-	out, _, err := b.redactAll(ctx, where, text, spans)
+	out, _, err := b.redactAllWith(ctx, b.textScan(), where, text, spans)
 	return out, err
 }
 

@@ -29,6 +29,24 @@ func ScanWithSum(ctx context.Context, s SecretScanner, path string, content []by
 	return s.Scan(ctx, path, content)
 }
 
+// TextScanner is a SecretScanner that scans text which is no file of the
+// repository: the intent (a task, commit messages, a pull request), file
+// names, the pack's derived fields, a query. No gitleaks:allow comment is
+// honoured there: a comment is its file's configuration, and such a text
+// has no file, whoever wrote it.
+type TextScanner interface {
+	ScanText(ctx context.Context, where string, text []byte) ([]Finding, error)
+}
+
+// ScanText scans text that is no file's content or diff, where naming it:
+// s's ScanText when s is a TextScanner, else its Scan.
+func ScanText(ctx context.Context, s SecretScanner, where string, text []byte) ([]Finding, error) {
+	if ts, ok := s.(TextScanner); ok {
+		return ts.ScanText(ctx, where, text)
+	}
+	return s.Scan(ctx, where, text)
+}
+
 // Finding is one secret: where it is and which rule found it. It never holds
 // the secret's value, only the byte span to redact.
 type Finding struct {

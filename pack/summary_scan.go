@@ -40,7 +40,7 @@ func (b *builder) scanDerived(ctx context.Context, items []derivedText) error {
 			doc.WriteString(*it.s)
 			doc.WriteByte('\n')
 		}
-		findings, err := b.opts.Scanner.Scan(ctx, summaryScanPath, []byte(doc.String()))
+		findings, err := b.textScan()(ctx, summaryScanPath, []byte(doc.String()))
 		if err != nil {
 			return fmt.Errorf("secret scan of the summary: %w", err)
 		}
@@ -108,7 +108,7 @@ func (sb *summaryBuilder) verify(ctx context.Context, p *Pack) (bool, error) {
 		doc.WriteString(s)
 		doc.WriteByte('\n')
 	}
-	findings, err := b.opts.Scanner.Scan(ctx, summaryScanPath, []byte(doc.String()))
+	findings, err := b.textScan()(ctx, summaryScanPath, []byte(doc.String()))
 	if err != nil {
 		return false, fmt.Errorf("secret scan of the summary: %w", err)
 	}

@@ -301,6 +301,62 @@ func TestBaseAllowLineInsideTheChangesSecret(t *testing.T) {
 	}
 }
 
+// TestIntentNeverHonoursInlineAllow: gitleaks:allow in the intent (a goal,
+// a task, a commit message) allows nothing, in any pack: the intent is no
+// file of the repository, whose configuration the comment would be. The
+// builder redacts the token; the audit of a pack that kept it, with or
+// without the repository, finds it among the pack's fields.
+func TestIntentNeverHonoursInlineAllow(t *testing.T) {
+	f := secrettest.Make(26)
+	marked := f.GitHub + " gitleaks:allow"
+	for _, tc := range []struct {
+		name string
+		opts func(base string) PackOptions
+	}{
+		{"work tree", func(string) PackOptions { return PackOptions{} }},
+		{"commit", func(string) PackOptions { return PackOptions{Commit: "HEAD"} }},
+		{"pull request", func(base string) PackOptions { return PackOptions{Base: base, Head: "HEAD", Trigger: "pull_request"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gittest.New(t)
+			g.Write("app.go", "package app\n")
+			base := g.Commit("base")
+			g.Write("app.go", "package app\n\nconst v = 2\n")
+			g.Commit("Rotate " + marked)
+			opts := tc.opts(base)
+			opts.Dir = g.Dir
+			opts.Goal = marked
+			opts.Task = &pack.Task{Title: "Rotate " + marked, Body: "# Rotate " + marked + "\n", Acceptance: []string{marked}}
+			ctx := context.Background()
+			run, err := Execute(ctx, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertNoFragment(t, "pack", run.Result.JSON, []string{f.GitHub})
+			in := run.Result.Pack.Intent
+			if in == nil || !strings.Contains(in.Goal, "[REDACTED:github-pat]") || in.Task == nil || !strings.Contains(in.Task.Title, "[REDACTED:github-pat]") {
+				t.Fatalf("intent %+v: the token is not redacted", in)
+			}
+			// A pack that kept it in the goal.
+			q := *run.Result.Pack
+			kept := *in
+			kept.Goal, q.Intent = marked, &kept
+			file := writePack(t, refinalize(t, &q))
+			for _, dir := range []string{g.Dir, ""} {
+				v, err := Audit(ctx, AuditOptions{PackFile: file, RepoDir: dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(v.Failed, func(c audit.Check) bool {
+					return c.Code == audit.CodeSecretUnredacted && c.Details["path"] == "(pack fields)"
+				}) {
+					t.Errorf("audit (repository %q): the token in the goal is not found: %s", dir, codes(v.Failed))
+				}
+			}
+		})
+	}
+}
+
 // TestExtendedConfigChangeIsReported: a change to the file the base's
 // gitleaks config extends is reported like a change to the config itself,
 // and the base's copy of it applies.

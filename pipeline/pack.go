@@ -478,8 +478,12 @@ func Query(ctx context.Context, opts PackOptions, text string, maxChars int) (*p
 	for _, it := range qp.Items {
 		docs = append(docs, [2]string{it.File, it.Content})
 	}
-	for _, d := range docs {
-		findings, err := scanner.Scan(ctx, d[0], []byte(d[1]))
+	for i, d := range docs {
+		scan := scanner.Scan
+		if i == 0 {
+			scan = scanner.ScanText // the query is no file: no allow comment in it counts
+		}
+		findings, err := scan(ctx, d[0], []byte(d[1]))
 		if err != nil {
 			return nil, nil, fmt.Errorf("secret scan of the query pack: %w", err)
 		}

@@ -382,7 +382,7 @@ func (s *Store) scanStrings(ctx context.Context, texts []textOf) error {
 		b.WriteByte('\n')
 		line += strings.Count(t.text, "\n") + 1
 	}
-	findings, err := s.scanner.Scan(ctx, "document.md", []byte(b.String()))
+	findings, err := pack.ScanText(ctx, s.scanner, "document.md", []byte(b.String())) // no file: no allow comment counts
 	if err != nil {
 		return &Error{Kind: KindInternal, Code: CodeInternal, Message: "write: the secret scan could not run: " + err.Error(), Details: map[string]any{}}
 	}
