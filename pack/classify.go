@@ -53,18 +53,25 @@ const (
 // characters in the first 8 KiB means binary; valid UTF-8 is utf-8; anything
 // else is decoded as Latin-1 (seed 000's fallback).
 func sniff(data []byte) (binary bool, encoding string) {
+	binary, encoding, _ = sniffValid(data)
+	return binary, encoding
+}
+
+// sniffValid is sniff, and whether data is valid UTF-8 throughout (its
+// text is data as it is).
+func sniffValid(data []byte) (binary bool, encoding string, valid bool) {
 	switch {
 	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
-		return false, EncUTF16LE
+		return false, EncUTF16LE, false
 	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		return false, EncUTF16BE
+		return false, EncUTF16BE, false
 	}
 	head := data
 	if len(head) > sniffLen {
 		head = head[:sniffLen]
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
-		return true, ""
+		return true, "", false
 	}
 	control := 0
 	for _, b := range head {
@@ -73,16 +80,16 @@ func sniff(data []byte) (binary bool, encoding string) {
 		}
 	}
 	if len(head) > 0 && control*10 > len(head) {
-		return true, ""
+		return true, "", false
 	}
 	if utf8.Valid(data) {
-		return false, EncUTF8
+		return false, EncUTF8, true
 	}
 	// Invalid UTF-8 cut at the 8 KiB boundary is still UTF-8.
 	if len(data) > sniffLen && utf8.Valid(data[:lastRuneStart(data)]) {
-		return false, EncUTF8
+		return false, EncUTF8, false
 	}
-	return false, EncLatin1
+	return false, EncLatin1, false
 }
 
 func lastRuneStart(data []byte) int {

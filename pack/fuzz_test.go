@@ -53,6 +53,33 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
+// FuzzTextOf reads a file a repository controls as the per-commit history
+// scan does: text exactly when the sniff says text, and then the text
+// DecodeText gives in the sniff's encoding, valid UTF-8.
+func FuzzTextOf(f *testing.F) {
+	f.Add([]byte("plain\n"))
+	f.Add([]byte("\xff\xfeh\x00i\x00\n\x00"))
+	f.Add([]byte("\xfe\xff\x00h\x00"))
+	f.Add([]byte("caf\xe9\n"))
+	f.Add([]byte("nul\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		text, ok := TextOf(string(data))
+		binary, enc := sniff(data)
+		if ok == binary {
+			t.Fatalf("TextOf says text %v, sniff binary %v", ok, binary)
+		}
+		if !ok {
+			return
+		}
+		if want, err := DecodeText(data, enc); err != nil || text != want {
+			t.Fatalf("TextOf = %q, DecodeText(%s) = %q, %v", text, enc, want, err)
+		}
+		if !utf8.ValidString(text) {
+			t.Fatalf("TextOf(%q) is not UTF-8", data)
+		}
+	})
+}
+
 // FuzzTruncate cuts text a repository controls with any line counts and
 // byte limit, extreme ones included (a policy allows up to
 // policy.MaxPreserveLines; truncate clamps whatever it is given): the result

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
@@ -21,6 +22,25 @@ func DecodeText(data []byte, encoding string) (string, error) {
 		return decode(data, encoding)
 	}
 	return "", fmt.Errorf("unknown encoding %q", encoding)
+}
+
+// TextOf is the text a pack cuts a file's items from when it reads data
+// as text (the content sniff, then decoded in the encoding the sniff
+// found: UTF-16 with a BOM, Latin-1), and false when it reads data as
+// binary: what a scan of a file's lines must read to scan what a pack
+// would send of it (the per-commit history scan). Valid UTF-8 is data
+// itself, not a copy.
+func TextOf(data string) (string, bool) {
+	b := unsafe.Slice(unsafe.StringData(data), len(data)) // read only
+	binary, enc, valid := sniffValid(b)
+	switch {
+	case binary:
+		return "", false
+	case valid:
+		return data, true
+	}
+	text, err := decode(b, enc)
+	return text, err == nil
 }
 
 // decode turns file bytes into UTF-8 text in the given encoding. Undecodable

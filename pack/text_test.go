@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestSniff(t *testing.T) {
@@ -29,6 +30,33 @@ func TestSniff(t *testing.T) {
 				t.Fatalf("sniff = %v %q, want %v %q", b, enc, tt.binary, tt.enc)
 			}
 		})
+	}
+}
+
+// TestTextOf: the history scan reads a file's text as a pack does —
+// UTF-16 decoded, Latin-1 decoded, UTF-8 as it is (the same string, not
+// a copy) — and nothing of a binary one.
+func TestTextOf(t *testing.T) {
+	for _, tt := range []struct {
+		name, data, text string
+		ok               bool
+	}{
+		{"utf8", "héllo\n", "héllo\n", true},
+		{"empty", "", "", true},
+		{"utf16le bom", "\xff\xfeh\x00i\x00\n\x00", "hi\n", true},
+		{"utf16be bom", "\xfe\xff\x00h\x00\xe9", "hé", true},
+		{"latin1", "caf\xe9\n", "café\n", true},
+		{"nul", "abc\x00def", "", false},
+		{"controls", "\x01\x02\x03\x04abc", "", false},
+	} {
+		text, ok := TextOf(tt.data)
+		if text != tt.text || ok != tt.ok {
+			t.Errorf("%s: TextOf = %q, %v; want %q, %v", tt.name, text, ok, tt.text, tt.ok)
+		}
+	}
+	data := strings.Repeat("a line of text\n", 1000)
+	if text, _ := TextOf(data); unsafe.StringData(text) != unsafe.StringData(data) {
+		t.Error("TextOf copied valid UTF-8")
 	}
 }
 
