@@ -67,7 +67,21 @@ func fileDiff(from, to *side, zero ObjectID, linesOnly bool) (pack.Change, []pac
 	var chunks []chunk
 	var added []pack.Line
 	ch.Binary = isBinary(oldText) || isBinary(newText)
-	if !ch.Binary {
+	diffed := !ch.Binary
+	if linesOnly {
+		// The history scans the lines of what a pack would send: each side
+		// as the pack reads it (UTF-16 with a BOM decoded), or as git does.
+		// A new side that is binary to both adds no line; an old one, no
+		// line the new side's can be matched to.
+		var newOK, oldOK bool
+		if newText, newOK = historyText(newText); newOK {
+			if oldText, oldOK = historyText(oldText); !oldOK {
+				oldText = ""
+			}
+		}
+		diffed = newOK
+	}
+	if diffed {
 		newLine := 1
 		var diffs []diffmatchpatch.Diff
 		if linesOnly {
@@ -117,6 +131,17 @@ func fileDiff(from, to *side, zero ObjectID, linesOnly bool) (pack.Change, []pac
 }
 
 func isLink(m filemode.FileMode) bool { return m == filemode.Symlink }
+
+// historyText is the text of a side the per-commit scan reads: the
+// text a pack would cut items from (pack.TextOf), else, for content the
+// pack reads as binary (control bytes) and git as text, the bytes git's
+// diff would show; false when both read it as binary.
+func historyText(text string) (string, bool) {
+	if decoded, ok := pack.TextOf(text); ok {
+		return decoded, true
+	}
+	return text, !isBinary(text)
+}
 
 // binarySniff is how far git looks for a NUL to call a file binary.
 const binarySniff = 8000
