@@ -45,6 +45,14 @@ func patchOf(t *testing.T, snap *pack.Snapshot, id string) pack.CommitPatch {
 	return pack.CommitPatch{}
 }
 
+func numberedLines(prefix string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d\n", prefix, i)
+	}
+	return b.String()
+}
+
 // utf16File is text in UTF-16 with a byte-order mark, as Windows tools write it.
 func utf16File(text string, bigEndian bool) []byte {
 	out := []byte{0xFF, 0xFE}
@@ -86,6 +94,39 @@ func TestCommitPatchReadsTextAsThePackDoes(t *testing.T) {
 		for id, want := range map[string]string{
 			add:  "be.txt:1:big end\nctl.txt:1:\x01\x02\x03\x04 key\nnotes.txt:1:first\nnotes.txt:2:second é",
 			edit: "notes.txt:3:third\nswap.dat:1:text now",
+		} {
+			if got := strings.Join(patchLines(patchOf(t, snap, id)), "\n"); got != want {
+				t.Errorf("%s: commit %s's patch is\n%q\nwant\n%q", name, id[:7], got, want)
+			}
+		}
+	}
+}
+
+// TestCommitPatchSkipsOnlyWhatItCannotRead: under the per-commit scan's
+// blob limit, a file whose new version is over it is skipped, with that
+// version's size; one whose old version is over it is read whole (every
+// line added); deleting a file over it adds nothing and skips nothing.
+func TestCommitPatchSkipsOnlyWhatItCannotRead(t *testing.T) {
+	g := gittest.New(t)
+	g.Write("a.txt", "a\n")
+	base := g.Commit("base")
+	big := numberedLines("big", 20)
+	g.Write("shrinks.txt", big)
+	g.Write("goes.txt", big)
+	g.Write("small.txt", "small\n")
+	add := g.Commit("add")
+	g.Write("shrinks.txt", "big 1\nsmall now\n")
+	g.Remove("goes.txt")
+	shrink := g.Commit("shrink")
+	for name, r := range openEach(t, g.Dir) {
+		r.HistoryBlobLimit = 100
+		snap, err := r.Range(context.Background(), base, "HEAD", policy.ScopeChange)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string]string{
+			add:    fmt.Sprintf("small.txt:1:small\nskip goes.txt %d\nskip shrinks.txt %[1]d", len(big)),
+			shrink: "shrinks.txt:1:big 1\nshrinks.txt:2:small now",
 		} {
 			if got := strings.Join(patchLines(patchOf(t, snap, id)), "\n"); got != want {
 				t.Errorf("%s: commit %s's patch is\n%q\nwant\n%q", name, id[:7], got, want)

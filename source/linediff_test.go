@@ -1,14 +1,18 @@
 package source
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/utils/diff"
+	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // editLines applies n random line edits (insert, delete, replace,
@@ -77,7 +81,55 @@ func checkLineDiff(t *testing.T, old, new string) bool {
 			}
 		}
 	}
+	for _, maxLines := range []int{1, 4} {
+		checkBoundedLineDiff(t, old, new, maxLines)
+	}
 	return trimmed
+}
+
+// checkBoundedLineDiff holds middleLineDiff under a bound of lines (a
+// middle over it is taken as replaced whole) to what its diffs must be:
+// both texts rebuilt from them, with no fewer lines inserted than diff.Do
+// inserts — the history scans more lines, never fewer.
+func checkBoundedLineDiff(t *testing.T, old, new string, maxLines int) {
+	t.Helper()
+	count := func(text string) int {
+		n := strings.Count(text, "\n")
+		if !strings.HasSuffix(text, "\n") {
+			n++
+		}
+		return n
+	}
+	diffs, from, to := middleLineDiff(old, new, maxLines)
+	rebuiltOld, rebuiltNew := old[:from], old[:from]
+	inserted := map[int]bool{}
+	line := 1 + strings.Count(old[:from], "\n")
+	for _, d := range diffs {
+		n := count(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			rebuiltOld, rebuiltNew, line = rebuiltOld+d.Text, rebuiltNew+d.Text, line+n
+		case diffmatchpatch.DiffDelete:
+			rebuiltOld += d.Text
+		case diffmatchpatch.DiffInsert:
+			for i := range n {
+				inserted[line+i] = true
+			}
+			rebuiltNew, line = rebuiltNew+d.Text, line+n
+		}
+	}
+	if rebuiltOld+old[to:] != old || rebuiltNew+old[to:] != new {
+		t.Fatalf("middleLineDiff(max %d lines) does not rebuild the texts\nold: %.300q\nnew: %.300q\ndiffs %v from %d to %d", maxLines, old, new, diffs, from, to)
+	}
+	doInserted := 0
+	for _, d := range diff.Do(old, new) {
+		if d.Type == diffmatchpatch.DiffInsert && d.Text != "" {
+			doInserted += count(d.Text)
+		}
+	}
+	if len(inserted) < doInserted {
+		t.Fatalf("middleLineDiff(max %d lines) inserts %d lines, diff.Do %d\nold: %.300q\nnew: %.300q", maxLines, len(inserted), doInserted, old, new)
+	}
 }
 
 // TestLineDiffIsDiffDo: lineDiff gives diff.Do's diffs on small hand-made
@@ -215,5 +267,33 @@ func TestSharedLinesAcrossBlocks(t *testing.T) {
 	}
 	if checked < 10000 {
 		t.Fatalf("checked %d cases; want the whole table", checked)
+	}
+}
+
+// TestHistoryDiffOfAHugeFile: the per-commit scan diffs a side of up to
+// its blob limit (100 MiB). A file of more lines than diff.Do can map to
+// runes (~1.1 million) is read without a panic, every line added, and one
+// rewritten whole with more lines than maxHistoryDiffLines is not handed
+// to Myers' diff (minutes, or hours), but taken as replaced.
+func TestHistoryDiffOfAHugeFile(t *testing.T) {
+	var b strings.Builder
+	for i := range 1_200_000 {
+		fmt.Fprintf(&b, "l%d\n", i)
+	}
+	huge := b.String()
+	zero := ObjectID(strings.Repeat("0", 40))
+	to := &side{path: "f", mode: filemode.Regular, text: huge, loaded: true}
+	ch, lines := fileDiff(nil, to, zero, true)
+	if ch.Added != 1_200_000 || len(lines) != 1_200_000 || lines[1_199_999] != (pack.Line{Number: 1_200_000, Text: "l1199999"}) {
+		t.Fatalf("added %d, %d lines, the last %+v", ch.Added, len(lines), lines[len(lines)-1])
+	}
+	to.text = huge[:strings.Index(huge, "\nl60000\n")+1] // 60,000 lines
+	from := &side{path: "f", mode: filemode.Regular, text: strings.ReplaceAll(to.text, "l", "o"), loaded: true}
+	start := time.Now()
+	if _, lines = fileDiff(from, to, zero, true); len(lines) != 60_000 {
+		t.Fatalf("a file rewritten whole adds %d lines, want all 60,000", len(lines))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("a file rewritten whole took %v to diff", d)
 	}
 }

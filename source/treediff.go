@@ -30,26 +30,37 @@ type rawChange struct{ from, to *entryAt }
 // rename detection, and returns the changes and the lines each change
 // added. at names the commit being diffed, for errors. The tree diff reads
 // only the trees on the way to a change, so the work is proportional to
-// the change, not to the repository. It reads no blob over limit bytes (0:
-// no limit): a change with such a side is left out and listed as skipped,
-// with the size of its larger side. With linesOnly the changes carry no
-// unified diff (fileDiff).
+// the change, not to the repository. With linesOnly the changes carry no
+// unified diff (fileDiff). limit is diffChanges'.
 func (r *Repo) treeChanges(ctx context.Context, from, to, at ObjectID, limit int64, linesOnly bool) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
 	all, err := r.diffTrees(ctx, from, to, at)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	return r.diffChanges(ctx, all, at, limit, linesOnly)
+}
+
+// diffChanges reads the sides of the file-level changes all of commit at,
+// pairs them into renames and diffs them: treeChanges after its tree diff.
+// It reads no blob over limit bytes (0: no limit), which only the
+// per-commit scan sets: a change whose new side is larger is left out
+// and listed as skipped, with that side's size; an old side that is
+// larger is left unread, so every line of the new side counts as added
+// (and a deletion, which adds nothing, is left out).
+func (r *Repo) diffChanges(ctx context.Context, all []rawChange, at ObjectID, limit int64, linesOnly bool) ([]pack.Change, []pack.AddedLines, []pack.SkippedFile, error) {
 	var raw []rawChange
 	var skipped []pack.SkippedFile
 	for _, c := range all {
 		if limit > 0 {
-			if size := r.largerSide(ctx, c); size > limit {
-				p := c.to
-				if p == nil {
-					p = c.from
-				}
-				skipped = append(skipped, pack.SkippedFile{Path: safePath(p.path), Size: size})
+			if size := r.sideSize(ctx, c.to); size > limit {
+				skipped = append(skipped, pack.SkippedFile{Path: safePath(c.to.path), Size: size})
 				continue
+			}
+			if r.sideSize(ctx, c.from) > limit {
+				if c.to == nil {
+					continue
+				}
+				c.from = nil
 			}
 		}
 		raw = append(raw, c)
@@ -133,19 +144,18 @@ func (r *Repo) prefetchSides(ctx context.Context, raw []rawChange) map[ObjectID]
 	return out
 }
 
-// largerSide is the size of a change's larger blob, without reading it (0
-// when unknown; a partial clone that lacks it fetches it to know).
-func (r *Repo) largerSide(ctx context.Context, c rawChange) int64 {
-	var max int64
-	for _, e := range []*entryAt{c.from, c.to} {
-		if e == nil || !e.mode.IsFile() {
-			continue
-		}
-		if n, err := r.b.size(ctx, e.id); err == nil && n > max {
-			max = n
-		}
+// sideSize is the size of a change's side, without reading it (0 when
+// the side is absent, not a file, or its size unknown; a partial clone
+// that lacks the blob fetches it to know).
+func (r *Repo) sideSize(ctx context.Context, e *entryAt) int64 {
+	if e == nil || !e.mode.IsFile() {
+		return 0
 	}
-	return max
+	n, err := r.b.size(ctx, e.id)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // loadSide reads one side of a change, from read (prefetchSides) when it
