@@ -50,8 +50,9 @@ func prCommitIDs(ctx context.Context, gh *github.Client, owner, repo string, num
 	return ids, len(ids) < maxAPICommits, nil
 }
 
-// commitsPatches reads each commit's patches. Merge commits are skipped,
-// as in the local scan (their parents are scanned themselves).
+// commitsPatches reads each commit's patches. Merge commits are skipped:
+// the API gives a merge's diff against one parent, not the lines no
+// parent has, which the local scan reads (source's mergePatch).
 func commitsPatches(ctx context.Context, gh *github.Client, owner, repo string, ids []string) (*apiHistory, error) {
 	h := &apiHistory{}
 	for _, id := range ids {

@@ -3,6 +3,8 @@ package source
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -51,6 +53,94 @@ func numberedLines(prefix string, n int) string {
 		fmt.Fprintf(&b, "%s %d\n", prefix, i)
 	}
 	return b.String()
+}
+
+// evilMergeHistory builds a merge of side into pr that resolves a
+// conflict to a line neither side has and adds lines of its own (to a
+// merged file, to a file side renamed and pr changed, a new file), a
+// clean merge after it, and a commit that removes the new file.
+func evilMergeHistory(t *testing.T, g *gittest.Repo) (base, evil, clean string) {
+	t.Helper()
+	g.Write("shared.txt", numberedLines("line", 10))
+	g.Write("old.txt", numberedLines("rename me", 20))
+	g.Write("conflict.txt", "a\nb\nc\n")
+	base = g.Commit("base")
+	g.Git("checkout", "-q", "-b", "side")
+	g.Write("shared.txt", strings.Replace(numberedLines("line", 10), "line 2\n", "line 2 (side)\n", 1))
+	g.Git("mv", "old.txt", "new.txt")
+	g.Write("new.txt", strings.Replace(numberedLines("rename me", 20), "rename me 20\n", "rename me 20 (side)\n", 1))
+	g.Write("conflict.txt", "a\nb side\nc\n")
+	g.Write("side.txt", "a file of the side\n")
+	g.Commit("side")
+	g.Git("checkout", "-q", "-b", "other", base)
+	g.Write("other.txt", "a file of the other branch\n")
+	g.Commit("other")
+	g.Git("checkout", "-q", "-b", "pr", base)
+	g.Write("shared.txt", strings.Replace(numberedLines("line", 10), "line 9\n", "line 9 (pr)\n", 1))
+	g.Write("old.txt", strings.Replace(numberedLines("rename me", 20), "rename me 1\n", "rename me 1 (pr)\n", 1))
+	g.Write("conflict.txt", "a\nb pr\nc\n")
+	g.Commit("pr")
+	if _, err := g.TryGit(nil, "merge", "-q", "--no-ff", "--no-commit", "side"); err == nil {
+		t.Fatal("the merge did not conflict: the test tests less than it says")
+	}
+	// The resolution: the conflict resolved to a line neither side has,
+	// and lines of the merge's own.
+	g.Write("conflict.txt", "a\nb resolved\nc\n")
+	merged := strings.NewReplacer("line 2\n", "line 2 (side)\n", "line 9\n", "line 9 (pr)\n", "line 5\n", "line 5\nevil in shared\n").Replace(numberedLines("line", 10))
+	g.Write("shared.txt", merged)
+	renamed := strings.NewReplacer("rename me 1\n", "rename me 1 (pr)\n", "rename me 20\n", "rename me 20 (side)\nevil in renamed\n").Replace(numberedLines("rename me", 20))
+	if got := g.Git("show", ":new.txt"); got+"\n" != strings.TrimSuffix(renamed, "evil in renamed\n") {
+		t.Fatalf("git did not merge the renamed file as the test expects:\n%s", got)
+	}
+	g.Write("new.txt", renamed)
+	g.Write("cfg.go", "package cfg\n\nvar tok = \"merge's own\"\n")
+	g.Git("add", "-A")
+	evil = g.Commit("merge side")
+	g.Git("merge", "-q", "--no-ff", "--no-edit", "other")
+	clean = g.Git("rev-parse", "HEAD")
+	g.Remove("cfg.go")
+	g.Commit("remove cfg.go")
+	return base, evil, clean
+}
+
+// evilMergeLines is the patch of evilMergeHistory's evil merge.
+var evilMergeLines = strings.Join([]string{
+	"cfg.go:1:package cfg", "cfg.go:2:", "cfg.go:3:var tok = \"merge's own\"",
+	"conflict.txt:2:b resolved",
+	"new.txt:21:evil in renamed",
+	"shared.txt:6:evil in shared",
+}, "\n")
+
+// TestMergePatchIsWhatNoParentHas: a merge's patch is the lines of its
+// version of each file that neither parent's version has — a conflict's
+// resolution, lines an "evil" merge adds to a merged file, to a file one
+// side renamed (diffed against its old name on the other), and a file of
+// its own — and none of the lines either side brought. A clean merge adds
+// nothing. Both backends, in a range and as a single commit.
+func TestMergePatchIsWhatNoParentHas(t *testing.T) {
+	g := gittest.New(t)
+	base, evil, clean := evilMergeHistory(t, g)
+	want := evilMergeLines
+	ctx := context.Background()
+	for name, r := range openEach(t, g.Dir) {
+		snap, err := r.Range(ctx, base, "HEAD", policy.ScopeChange)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(patchLines(patchOf(t, snap, evil)), "\n"); got != want {
+			t.Errorf("%s: range: the merge's patch is\n%s\nwant\n%s", name, got, want)
+		}
+		if got := patchLines(patchOf(t, snap, clean)); len(got) != 0 {
+			t.Errorf("%s: a clean merge's patch is %q", name, got)
+		}
+		snap, err = r.Commit(ctx, evil, policy.ScopeChange)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(patchLines(patchOf(t, snap, evil)), "\n"); got != want {
+			t.Errorf("%s: --commit: the merge's patch is\n%s\nwant\n%s", name, got, want)
+		}
+	}
 }
 
 // utf16File is text in UTF-16 with a byte-order mark, as Windows tools write it.
@@ -132,5 +222,61 @@ func TestCommitPatchSkipsOnlyWhatItCannotRead(t *testing.T) {
 				t.Errorf("%s: commit %s's patch is\n%q\nwant\n%q", name, id[:7], got, want)
 			}
 		}
+	}
+}
+
+// TestMergePatchOfAPartialClone: a partial clone prefetches what a merge's
+// patch reads (MissingBlobs), the other parent's versions included when
+// that parent is not in the range, and gives the same patch.
+func TestMergePatchOfAPartialClone(t *testing.T) {
+	o := gittest.New(t)
+	_, evil, _ := evilMergeHistory(t, o)
+	sideVersion := ObjectID(o.Git("rev-parse", "side:conflict.txt"))
+	// side moves on and is merged again: the merge base of side and pr is
+	// no longer the evil merge's second parent.
+	o.Git("checkout", "-q", "side")
+	o.Write("conflict.txt", "a\nb side again\nc\n")
+	o.Commit("side again")
+	o.Git("checkout", "-q", "pr")
+	o.TryGit(nil, "merge", "-q", "--no-ff", "--no-commit", "side")
+	o.Write("conflict.txt", "a\nb side again\nc\n")
+	o.Commit("merge side again")
+	o.Git("config", "uploadpack.allowFilter", "true")
+	dir := filepath.Join(t.TempDir(), "partial")
+	o.Git("clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+o.Dir, dir)
+	r := open(t, dir)
+	if !r.Promisor() {
+		t.Fatal("not a partial clone")
+	}
+	ctx := context.Background()
+	// From side: the evil merge's second parent is neither in the range
+	// nor its merge base.
+	bh, _ := r.Resolve("origin/side")
+	hh, _ := r.Resolve("origin/pr")
+	head, _ := r.commit(ctx, hh)
+	mb, err := r.mergeBase(ctx, bh, hh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commits, err := r.commitsBetween(ctx, bh, hh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err := r.MissingBlobs(ctx, mb, head, commits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(missing, sideVersion) {
+		t.Fatalf("the side's version of conflict.txt, which the merge's patch reads, is not prefetched: %v", missing)
+	}
+	if err := r.FetchBlobs(ctx, missing); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := r.Range(ctx, "origin/side", "origin/pr", policy.ScopeChange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(patchLines(patchOf(t, snap, evil)), "\n"); got != evilMergeLines {
+		t.Errorf("the merge's patch is\n%s\nwant\n%s", got, evilMergeLines)
 	}
 }

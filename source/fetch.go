@@ -148,20 +148,13 @@ func (r *Repo) FetchBlobs(ctx context.Context, ids []ObjectID) error {
 var errPresenceUnknown = errors.New("object presence cannot be checked without fetching")
 
 // MissingBlobs lists the blobs that diffing from..to and each of commits
-// against its first parent would read and that the object store lacks
+// against its first parent (a merge: what its patch reads against each
+// parent, see mergeMissing) would read and that the object store lacks
 // (a partial clone). It reads trees, never blobs.
 func (r *Repo) MissingBlobs(ctx context.Context, from, to *Commit, commits []*Commit) ([]ObjectID, error) {
 	seen := map[ObjectID]bool{}
 	var missing []ObjectID
-	diff := func(a, b *Commit) error {
-		var at ObjectID
-		if a != nil {
-			at = a.Tree
-		}
-		changes, err := r.diffTrees(ctx, at, b.Tree, b.ID)
-		if err != nil {
-			return err
-		}
+	check := func(changes []rawChange) error {
 		for _, c := range changes {
 			for _, e := range []*entryAt{c.from, c.to} {
 				if e == nil || !e.mode.IsFile() || seen[e.id] {
@@ -179,12 +172,29 @@ func (r *Repo) MissingBlobs(ctx context.Context, from, to *Commit, commits []*Co
 		}
 		return nil
 	}
+	diff := func(a, b *Commit) error {
+		var at ObjectID
+		if a != nil {
+			at = a.Tree
+		}
+		changes, err := r.diffTrees(ctx, at, b.Tree, b.ID)
+		if err != nil {
+			return err
+		}
+		return check(changes)
+	}
 	if to != nil {
 		if err := diff(from, to); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range commits {
+		if len(c.Parents) > 1 {
+			if err := r.mergeMissing(ctx, c, check); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		var parent *Commit
 		if len(c.Parents) > 0 {
 			p, err := r.commit(ctx, c.Parents[0])
@@ -198,6 +208,22 @@ func (r *Repo) MissingBlobs(ctx context.Context, from, to *Commit, commits []*Co
 		}
 	}
 	return missing, nil
+}
+
+// mergeMissing checks, with check, the blobs merge c's patch may read
+// (mergePatch): of the files that differ from every parent, both sides
+// against each parent, and the files a parent has under an old name.
+func (r *Repo) mergeMissing(ctx context.Context, c *Commit, check func([]rawChange) error) error {
+	raws, candidate, err := r.mergeDiffs(ctx, c)
+	if err != nil {
+		return err
+	}
+	for _, raw := range raws {
+		if err := check(mergeChanges(raw, func(p string) bool { return candidate[p] })); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // reopen reloads the repository after the CLI changed it (go-git keeps the

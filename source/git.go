@@ -240,35 +240,34 @@ func (r *Repo) scopedFiles(ctx context.Context, head *Commit, changes []pack.Cha
 	return nil, fmt.Errorf("snapshot scope %q: use %s or %s", scope, policy.ScopeChange, policy.ScopeTree)
 }
 
-// commitPatches collects the lines each commit added against its first
-// parent (everything, for a root commit). Merges are skipped: their parents
-// are listed themselves. A file whose content a partial clone could not
-// fetch is listed as unread.
+// commitPatches collects the lines each commit added: against its parent
+// (everything, for a root commit), or, for a merge, against every parent
+// (mergePatch). A file whose content a partial clone could not fetch is
+// listed as unread.
 func (r *Repo) commitPatches(ctx context.Context, commits []*Commit) ([]pack.CommitPatch, error) {
 	// The commits are diffed on every core, each into its place: one
 	// commit's diff waits on the object store (cat-file answers one read at
 	// a time) while another's lines are compared (express's 14 commits:
 	// ~17 ms one after the other). The error is the first in commit order
 	// (workers.Each), as when they were diffed in turn.
-	patches := make([]*pack.CommitPatch, len(commits))
+	patches := make([]pack.CommitPatch, len(commits))
 	err := workers.Each(ctx, len(commits), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
-		if c := commits[i]; len(c.Parents) <= 1 {
-			var err error
-			patches[i], err = r.commitPatch(ctx, c)
-			return err
+		var p *pack.CommitPatch
+		var err error
+		if c := commits[i]; len(c.Parents) > 1 {
+			p, err = r.mergePatch(ctx, c)
+		} else {
+			p, err = r.commitPatch(ctx, c)
 		}
-		return nil
+		if err == nil {
+			patches[i] = *p
+		}
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	var out []pack.CommitPatch
-	for _, p := range patches {
-		if p != nil {
-			out = append(out, *p)
-		}
-	}
-	return out, nil
+	return patches, nil
 }
 
 // commitPatch is the added lines of a commit that is not a merge.
@@ -292,6 +291,141 @@ func (r *Repo) commitPatch(ctx context.Context, c *Commit) (*pack.CommitPatch, e
 		}
 	}
 	return patch, nil
+}
+
+// mergePatch is the lines a merge added: the lines of its version of a
+// file that no parent's version has (an "evil" merge's, a conflict's
+// resolution; a clean merge adds none). They are the lines added against
+// every parent, by path and line number in the merge's version, each
+// parent's diffed as a commit's is (renames detected). Only a file that
+// differs from every parent's tree can hold one, so only those are read
+// and diffed, parent after parent while they still have lines; against a
+// parent without the path, with the files that parent has and the merge
+// has not, one of which may be its old name (a rename on another side).
+// A file skipped or unread against any parent is listed as such.
+func (r *Repo) mergePatch(ctx context.Context, c *Commit) (*pack.CommitPatch, error) {
+	raws, candidate, err := r.mergeDiffs(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	// lines holds, of each candidate (by its name in the patch) that has
+	// any, the lines added against every parent diffed so far.
+	var lines map[string]map[int]string
+	unread, skipped := map[string]bool{}, map[string]int64{}
+	for i, raw := range raws {
+		keep := mergeChanges(raw, func(p string) bool {
+			if !candidate[p] {
+				return false
+			}
+			_, ok := lines[safePath(p)]
+			return i == 0 || ok
+		})
+		if len(keep) == 0 {
+			lines = nil
+			break
+		}
+		changes, added, skip, err := r.diffChanges(ctx, keep, c.ID, r.HistoryBlobLimit, true)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range skip {
+			skipped[f.Path] = f.Size
+		}
+		for _, ch := range changes {
+			if ch.DiffWithheld == pack.ReasonNotFetched && ch.Status != "deleted" {
+				unread[ch.Path] = true
+			}
+		}
+		next := map[string]map[int]string{}
+		for _, f := range added {
+			set := map[int]string{}
+			for _, l := range f.Lines {
+				if _, ok := lines[f.Path][l.Number]; ok || i == 0 {
+					set[l.Number] = l.Text
+				}
+			}
+			if len(set) > 0 {
+				next[f.Path] = set
+			}
+		}
+		lines = next
+	}
+	patch := &pack.CommitPatch{Commit: c.ID.String()}
+	for p, set := range lines {
+		f := pack.AddedLines{Path: p, Lines: make([]pack.Line, 0, len(set))}
+		for n, text := range set {
+			f.Lines = append(f.Lines, pack.Line{Number: n, Text: text})
+		}
+		sort.Slice(f.Lines, func(i, j int) bool { return f.Lines[i].Number < f.Lines[j].Number })
+		patch.Files = append(patch.Files, f)
+	}
+	sort.Slice(patch.Files, func(i, j int) bool { return patch.Files[i].Path < patch.Files[j].Path })
+	for p, size := range skipped {
+		patch.Skipped = append(patch.Skipped, pack.SkippedFile{Path: p, Size: size})
+	}
+	sort.Slice(patch.Skipped, func(i, j int) bool { return patch.Skipped[i].Path < patch.Skipped[j].Path })
+	for p := range unread {
+		patch.Unread = append(patch.Unread, p)
+	}
+	sort.Strings(patch.Unread)
+	return patch, nil
+}
+
+// mergeDiffs is the tree diff of merge c against each of its parents, and
+// the paths of c's tree that differ from every parent's: the only files
+// that can hold a line no parent has. It reads trees, never blobs.
+func (r *Repo) mergeDiffs(ctx context.Context, c *Commit) ([][]rawChange, map[string]bool, error) {
+	raws := make([][]rawChange, len(c.Parents))
+	for i, id := range c.Parents {
+		p, err := r.commit(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if raws[i], err = r.diffTrees(ctx, p.Tree, c.Tree, c.ID); err != nil {
+			return nil, nil, err
+		}
+	}
+	differs := map[string]int{} // path in the merge → parents whose tree differs there
+	for _, raw := range raws {
+		for _, ch := range raw {
+			if ch.to != nil {
+				differs[ch.to.path]++
+			}
+		}
+	}
+	candidate := map[string]bool{}
+	for p, n := range differs {
+		if n == len(raws) {
+			candidate[p] = true
+		}
+	}
+	return raws, candidate, nil
+}
+
+// mergeChanges is what of a merge's diff against one parent (raw) is read
+// for the lines of the merge's files at paths keep takes: their changes
+// and, when the parent lacks one of them, the files the parent has and
+// the merge has not, of which one may be its old name (renamed on
+// another side). None when keep takes no file of raw.
+func mergeChanges(raw []rawChange, keep func(p string) bool) []rawChange {
+	var out []rawChange
+	renamed := false // a file kept that this parent lacks, maybe under an old name
+	for _, ch := range raw {
+		if ch.to != nil && keep(ch.to.path) {
+			out = append(out, ch)
+			renamed = renamed || ch.from == nil
+		}
+	}
+	if !renamed {
+		return out
+	}
+	out = out[:0]
+	for _, ch := range raw {
+		if ch.to == nil || keep(ch.to.path) {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // treeFiles lists every file of head's tree, recursively, with lazy readers.

@@ -19,8 +19,8 @@ type Push struct {
 	// Snapshot is the pushed change in its change scope (see ChangeScope),
 	// with the lines every new commit added.
 	Snapshot *pack.Snapshot
-	// Commits is every new commit, oldest first, merges included (the
-	// snapshot's per-commit patches leave merges out).
+	// Commits is every new commit, oldest first, merges included (as in
+	// the snapshot's per-commit patches).
 	Commits []string
 	// Base is the diff base, "" when the whole tree is new.
 	Base string
