@@ -10,6 +10,7 @@ import (
 	"github.com/ctxpack/ctxpack/audit"
 	"github.com/ctxpack/ctxpack/internal/gittest"
 	"github.com/ctxpack/ctxpack/internal/secrettest"
+	"github.com/ctxpack/ctxpack/source"
 )
 
 // planted writes each fake secret in a realistic setting.
@@ -228,5 +229,70 @@ func TestScannerFailureFailsClosed(t *testing.T) {
 	}
 	if v.Status != audit.StatusFail || !strings.Contains(codes(v.Failed), audit.CodeInternal) {
 		t.Fatalf("audit with a broken scanner = %+v", v)
+	}
+}
+
+// TestSecretsTheHistoryScanReadsAsThePackWould: a secret only an "evil"
+// merge brings (in neither parent: a conflict's resolution, a file of
+// its own) and one in a UTF-16 file, each removed again by a later
+// commit, fail the range, the merge packed alone and the push, naming
+// the commit that added them.
+func TestSecretsTheHistoryScanReadsAsThePackWould(t *testing.T) {
+	f := secrettest.Make(91)
+	g := gittest.New(t)
+	g.Write("app.go", "package app\n")
+	base := g.Commit("base")
+	g.Git("checkout", "-q", "-b", "side")
+	g.Write("side.go", "package app\n\nfunc Side() {}\n")
+	g.Commit("side")
+	g.Git("checkout", "-q", "-b", "pr", base)
+	g.Write("pr.go", "package app\n\nfunc PR() {}\n")
+	g.Commit("pr")
+	g.Git("merge", "-q", "--no-ff", "--no-commit", "side")
+	g.Write("cfg.go", "package app\n\nvar tok = \""+f.GitHub+"\"\n")
+	g.Git("add", "cfg.go")
+	merge := g.Commit("merge side")
+	g.WriteBytes("notes.txt", utf16le("notes\nslack "+f.Slack+"\n"))
+	notes := g.Commit("notes")
+	g.Remove("cfg.go")
+	g.Remove("notes.txt")
+	g.Commit("remove them")
+	added := func(run *Run) map[string]string {
+		out := map[string]string{}
+		for _, c := range run.Verdict.Failed {
+			if c.Code == audit.CodeSecretInHistory {
+				out[c.Details["path"].(string)] = c.Details["commit"].(string)
+			}
+		}
+		return out
+	}
+	for _, opts := range []PackOptions{{Base: base, Head: "HEAD"}, {Commit: merge}} {
+		opts.Dir = g.Dir
+		run, err := Execute(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := added(run)
+		if run.Verdict.Status != audit.StatusFail || got["cfg.go"] != merge || opts.Commit == "" && got["notes.txt"] != notes {
+			t.Fatalf("%+v: secrets in history %v, verdict %s: %s", opts, got, run.Verdict.Status, codes(run.Verdict.Failed))
+		}
+		assertNoFragment(t, "record", run.RecordJSON, []string{f.GitHub, f.Slack})
+	}
+	repo, err := source.Open(g.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	pusher, err := NewPusher(repo, PackOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := repo.Resolve("HEAD")
+	pushed, err := pusher.Run(context.Background(), PushTarget{Head: head, Known: []source.ObjectID{source.ObjectID(base)}, Ref: "refs/heads/pr"})
+	if err != nil || pushed.Run == nil {
+		t.Fatalf("push run: %+v %v", pushed, err)
+	}
+	if got := added(pushed.Run); got["cfg.go"] != merge || got["notes.txt"] != notes {
+		t.Fatalf("push: secrets in history %v: %s", got, codes(pushed.Run.Verdict.Failed))
 	}
 }
