@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -116,35 +118,53 @@ func TestConfigOfACommitAndTheWorkTree(t *testing.T) {
 	}
 }
 
-// TestHistoryScanReadsBoundedBlobs: a blob over limits.max_content_bytes is
-// not read by the per-commit scan; it is reported as skipped, by commit and
-// path, while the small file's secret is still found.
+// TestHistoryScanReadsBoundedBlobs: a blob over
+// secrets.history_max_blob_bytes is not read by the per-commit scan: it
+// fails the verdict as a scan that could not run (history_blob_skipped),
+// by commit and path, or is reported as skipped under
+// secrets.history_unavailable: warn. The small file's secret is still
+// found, and so is one in a file over limits.max_content_bytes (history
+// is scanned, not sent) added and removed again.
 func TestHistoryScanReadsBoundedBlobs(t *testing.T) {
 	f := secrettest.Make(23)
+	const bounds = "limits:\n  max_content_bytes: 4000\nsecrets:\n  history_max_blob_bytes: 9000\n"
 	g := gittest.New(t)
 	g.Write("app.go", "package app\n")
-	g.Write(".ctxpack.yml", "limits:\n  max_content_bytes: 4000\n")
+	g.Write(".ctxpack.yml", bounds)
 	base := g.Commit("base")
 	g.Write("big.sql", strings.Repeat("INSERT INTO t VALUES (1);\n", 400)+"-- "+f.GitHub+"\n")
 	g.Write("small.env", "TOKEN="+f.Stripe+"\n")
 	big := g.Commit("big dump")
+	g.Write("medium.py", strings.Repeat("x = 1  # filler\n", 300)+"SLACK = \""+f.Slack+"\"\n")
+	medium := g.Commit("medium file")
+	g.Remove("medium.py")
+	g.Commit("remove it")
+	warn := filepath.Join(t.TempDir(), "warn.yml")
+	if err := os.WriteFile(warn, []byte(bounds+"  history_unavailable: warn\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A range and a single commit read the commit's blobs the same way.
 	for _, opts := range []PackOptions{
 		{Dir: g.Dir, Base: base, Head: "HEAD"},
-		{Dir: g.Dir, Commit: "HEAD"},
+		{Dir: g.Dir, Commit: big},
+		{Dir: g.Dir, Base: base, Head: "HEAD", PolicyFile: warn},
 	} {
 		run, err := Execute(context.Background(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
+		reported, other := run.Verdict.Failed, run.Verdict.Skipped
+		if opts.PolicyFile != "" {
+			reported, other = other, reported
+		}
 		var skipped []audit.Check
-		for _, c := range run.Verdict.Skipped {
+		for _, c := range reported {
 			if c.Code == audit.CodeHistoryBlobSkipped {
 				skipped = append(skipped, c)
 			}
 		}
-		if len(skipped) != 1 || skipped[0].Details["path"] != "big.sql" || skipped[0].Details["commit"] != big {
-			t.Fatalf("%+v: skipped %+v", opts, run.Verdict.Skipped)
+		if len(skipped) != 1 || skipped[0].Details["path"] != "big.sql" || skipped[0].Details["commit"] != big || strings.Contains(codes(other), audit.CodeHistoryBlobSkipped) {
+			t.Fatalf("%+v: failed %s, skipped %s", opts, codes(run.Verdict.Failed), codes(run.Verdict.Skipped))
 		}
 		for _, h := range run.History {
 			if h.Path == "big.sql" {
@@ -153,6 +173,9 @@ func TestHistoryScanReadsBoundedBlobs(t *testing.T) {
 		}
 		if !slices.ContainsFunc(run.History, func(h HistoryFinding) bool { return h.Path == "small.env" }) {
 			t.Fatalf("%+v: the small file's secret was not found: %+v", opts, run.History)
+		}
+		if opts.Commit == "" && !slices.ContainsFunc(run.History, func(h HistoryFinding) bool { return h.Path == "medium.py" && h.Commit == medium }) {
+			t.Fatalf("%+v: the secret of a file over max_content_bytes was not found: %+v", opts, run.History)
 		}
 	}
 }

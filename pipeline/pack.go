@@ -433,10 +433,12 @@ func baseLines(ctx context.Context, repo *source.Repo, commit string) func(path,
 }
 
 // historyBlobLimit is the largest blob the per-commit secret scan reads:
-// limits.max_content_bytes, the most a pack may carry at all. A larger one
-// is reported as skipped (history_blob_skipped), not read: a 200 MB blob
-// would cost minutes and gigabytes.
-func historyBlobLimit(pol *policy.Policy) int64 { return pol.Limits.MaxContentBytes }
+// secrets.history_max_blob_bytes (100 MiB by default), far above what a
+// pack may carry, since history is scanned, not sent. A larger one is not
+// read (history_blob_skipped fails the verdict, unless
+// secrets.history_unavailable is warn): a blob of gigabytes would cost
+// minutes and as many gigabytes of memory.
+func historyBlobLimit(pol *policy.Policy) int64 { return pol.HistoryBlobLimit() }
 
 // Query builds the query pack (seed 003) of text over the tree opts names:
 // a commit's (--commit) or the working tree's. What it returns has been

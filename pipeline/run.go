@@ -116,12 +116,22 @@ func complete(ctx context.Context, out *Outcome, notRun NotRun) (*Run, error) {
 	for _, c := range notRun.Skipped {
 		v.Skip(c)
 	}
+	// A blob the per-commit scan did not read is a scan that could not
+	// run: it fails, as history that could not be read does, unless the
+	// policy reports such scans as skipped.
+	limit := out.Policy.HistoryBlobLimit()
 	for _, cp := range out.Snapshot.Commits {
 		for _, f := range cp.Skipped {
-			v.Skip(audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryBlobSkipped,
-				Message: fmt.Sprintf("commit %s: %s is %d bytes, over limits.max_content_bytes %d: the per-commit secret scan did not read it",
-					short(cp.Commit), f.Path, f.Size, out.Policy.Limits.MaxContentBytes),
-				Details: map[string]any{"commit": cp.Commit, "path": f.Path, "bytes": f.Size, "limit": out.Policy.Limits.MaxContentBytes}})
+			c := audit.Check{Kind: audit.KindSecret, Code: audit.CodeHistoryBlobSkipped,
+				Message: fmt.Sprintf("commit %s: %s is %d bytes, over secrets.history_max_blob_bytes %d: the per-commit secret scan did not read it",
+					short(cp.Commit), f.Path, f.Size, limit),
+				Details: map[string]any{"commit": cp.Commit, "path": f.Path, "bytes": f.Size, "limit": limit}}
+			if out.Policy.HistoryUnavailableFails() {
+				c.Message += " (secrets.history_unavailable: warn in the policy reports this as skipped instead)"
+				v.Fail(c)
+			} else {
+				v.Skip(c)
+			}
 		}
 	}
 	if c := notRun.History; c != nil {

@@ -127,7 +127,23 @@ type Secrets struct {
 	// patches) does to the verdict: fail (the default, normalized to "") or
 	// warn (reported as a skipped check).
 	HistoryUnavailable string `yaml:"history_unavailable,omitempty" json:"history_unavailable,omitempty"`
+	// HistoryMaxBlobBytes is the largest blob the per-commit scan reads
+	// (DefaultHistoryMaxBlobBytes when 0, the default elided from the
+	// digest): a commit's file over it is not scanned, and fails the
+	// verdict as a scan that could not run (history_blob_skipped) unless
+	// HistoryUnavailable is warn.
+	HistoryMaxBlobBytes int64 `yaml:"history_max_blob_bytes,omitempty" json:"history_max_blob_bytes,omitempty"`
 }
+
+// DefaultHistoryMaxBlobBytes is the per-commit scan's default blob limit,
+// 100 MiB: history is scanned, not sent, so it is far above
+// limits.max_content_bytes. It is GitHub's own limit on a pushed file, so
+// every file a GitHub repository can hold is read, while a blob's read
+// and line diff (a few times its size, on each core diffing a commit)
+// stay within a CI runner's memory. gitleaks' git scan has no limit of its
+// own (--max-target-megabytes 0); git's diff calls a blob over
+// core.bigFileThreshold (512 MiB) binary and shows it no lines.
+const DefaultHistoryMaxBlobBytes int64 = 100 << 20
 
 // Egress says where the pack may go and what must never leave.
 type Egress struct {
@@ -314,6 +330,12 @@ func (p *Policy) validate(name string, root *yaml.Node) error {
 	default:
 		return bad("secrets.history_unavailable", fmt.Sprintf("%s is not allowed; use fail or warn", safetext.Quote(p.Secrets.HistoryUnavailable)))
 	}
+	if lookup(root, "secrets.history_max_blob_bytes") != nil && p.Secrets.HistoryMaxBlobBytes <= 0 {
+		return bad("secrets.history_max_blob_bytes", "must be a positive number of bytes")
+	}
+	if p.Secrets.HistoryMaxBlobBytes == DefaultHistoryMaxBlobBytes {
+		p.Secrets.HistoryMaxBlobBytes = 0 // the default, elided from the digest
+	}
 	switch p.ConfigFrom {
 	case "", ConfigFromBase:
 		p.ConfigFrom = "" // the default, elided from the digest
@@ -439,3 +461,12 @@ func (p *Policy) HeadConfig() bool { return p.ConfigFrom == ConfigFromHead }
 // HistoryUnavailableFails reports whether a per-commit scan that could not
 // run fails the verdict (secrets.history_unavailable, default fail).
 func (p *Policy) HistoryUnavailableFails() bool { return p.Secrets.HistoryUnavailable != "warn" }
+
+// HistoryBlobLimit is the largest blob the per-commit scan reads
+// (secrets.history_max_blob_bytes, default DefaultHistoryMaxBlobBytes).
+func (p *Policy) HistoryBlobLimit() int64 {
+	if p.Secrets.HistoryMaxBlobBytes > 0 {
+		return p.Secrets.HistoryMaxBlobBytes
+	}
+	return DefaultHistoryMaxBlobBytes
+}

@@ -58,6 +58,8 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"bad version", "version: 2\n", `.ctxpack.yml:1: key "version": unsupported version 2`},
 		{"bad fail_on", "fail_on: [nothing]\n", `.ctxpack.yml:1: key "fail_on[0]"`},
 		{"negative limit", "limits: {max_content_bytes: -1}\n", `key "limits.max_content_bytes": must be a positive`},
+		{"zero history blob limit", "secrets:\n  history_max_blob_bytes: 0\n", `.ctxpack.yml:2: key "secrets.history_max_blob_bytes": must be a positive`},
+		{"empty history blob limit", "secrets:\n  history_max_blob_bytes:\n", `key "secrets.history_max_blob_bytes": must be a positive`},
 		{"duplicate destination", "egress:\n  destinations: [{name: a}, {name: a}]\n", `destination "a" is listed twice`},
 		{"not yaml", "version: [1\n", `.ctxpack.yml: not valid YAML`},
 		{"not a mapping", "- 1\n", "must be a mapping"},
@@ -153,5 +155,27 @@ func TestParseBoundsAndEmptyFailOn(t *testing.T) {
 	}
 	if p, _ := Parse(".ctxpack.yml", []byte("version: 1\n")); len(p.FailOn) != 4 {
 		t.Errorf("an absent fail_on is the default: %v", p.FailOn)
+	}
+}
+
+// TestHistoryBlobLimit: secrets.history_max_blob_bytes is the per-commit
+// scan's blob limit, 100 MiB when absent; the default written out is the
+// default policy (the same digest).
+func TestHistoryBlobLimit(t *testing.T) {
+	for doc, want := range map[string]int64{
+		"version: 1\n": DefaultHistoryMaxBlobBytes,
+		"secrets:\n  history_max_blob_bytes: 104857600\n": 100 << 20,
+		"secrets:\n  history_max_blob_bytes: 2000000\n":   2000000,
+	} {
+		p, err := Parse(".ctxpack.yml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.HistoryBlobLimit(); got != want {
+			t.Errorf("%q: limit %d, want %d", doc, got, want)
+		}
+		if isDefault := p.Digest() == Default().Digest(); isDefault != (want == DefaultHistoryMaxBlobBytes) {
+			t.Errorf("%q: digest is the default's: %v", doc, isDefault)
+		}
 	}
 }

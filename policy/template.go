@@ -28,7 +28,9 @@ secrets:
   config: ""        # gitleaks config; "" uses .gitleaks.toml when present
   history: fail     # a secret added by a commit of the range: fail | warn
   history_unavailable: fail   # the commits could not be scanned (not fetchable, no API
-                              # patches): fail | warn (reported as skipped)
+                              # patches, a file over history_max_blob_bytes): fail | warn
+                              # (reported as skipped)
+  history_max_blob_bytes: 104857600   # the largest file of a commit the per-commit scan reads
 
 egress:
   destinations: []  # e.g. [{name: openai, max_tokens: 128000}, {name: internal, max_chars: 400000}]
