@@ -132,6 +132,17 @@ type comparison struct {
 // and head (GitHub's base...head comparison), with its merge base and
 // commits.
 func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, head string) (*comparison, error) {
+	out, all, err := compare(ctx, gh, owner, repo, base, head)
+	if err != nil {
+		return nil, err
+	}
+	out.Changes = changesFromAPI(all)
+	return out, nil
+}
+
+// compare reads GitHub's base...head comparison: its merge base and
+// commits, and its files as the API gives them (with their patches).
+func compare(ctx context.Context, gh *github.Client, owner, repo, base, head string) (*comparison, []*github.CommitFile, error) {
 	var all []*github.CommitFile
 	out := &comparison{}
 	opts := &github.ListOptions{PerPage: 100}
@@ -140,7 +151,7 @@ func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, hea
 		// The files come with the first page; later pages page the commits.
 		cmp, resp, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, opts)
 		if err != nil {
-			return nil, apiErr("compare "+short(base)+"..."+short(head), err)
+			return nil, nil, apiErr("compare "+short(base)+"..."+short(head), err)
 		}
 		if first {
 			if cmp.MergeBaseCommit != nil {
@@ -160,8 +171,7 @@ func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, hea
 		opts.Page = resp.NextPage
 	}
 	out.Complete = total <= len(out.Commits)
-	out.Changes = changesFromAPI(all)
-	return out, nil
+	return out, all, nil
 }
 
 // commitFiles lists the files one commit changed against its first

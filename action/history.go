@@ -3,6 +3,8 @@ package action
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,9 +52,10 @@ func prCommitIDs(ctx context.Context, gh *github.Client, owner, repo string, num
 	return ids, len(ids) < maxAPICommits, nil
 }
 
-// commitsPatches reads each commit's patches. Merge commits are skipped:
-// the API gives a merge's diff against one parent, not the lines no
-// parent has, which the local scan reads (source's mergePatch).
+// commitsPatches reads each commit's patches. A merge's are the lines no
+// parent has (an evil merge's, a conflict's resolution), as the local scan
+// reads them (source's mergePatch): the lines its comparison with every
+// parent adds (mergePatch).
 func commitsPatches(ctx context.Context, gh *github.Client, owner, repo string, ids []string) (*apiHistory, error) {
 	h := &apiHistory{}
 	for _, id := range ids {
@@ -60,21 +63,29 @@ func commitsPatches(ctx context.Context, gh *github.Client, owner, repo string, 
 			return nil, fmt.Errorf("the API named %q as a commit", clip(id, 80))
 		}
 		var files []*github.CommitFile
-		parents := 0
+		var parents []string
 		opts := &github.ListOptions{PerPage: 100}
 		for {
 			c, resp, err := gh.Repositories.GetCommit(ctx, owner, repo, id, opts)
 			if err != nil {
 				return nil, apiErr("read commit "+short(id), err)
 			}
-			parents = len(c.Parents)
+			parents = parents[:0]
+			for _, p := range c.Parents {
+				parents = append(parents, p.GetSHA())
+			}
 			files = append(files, c.Files...)
 			if resp.NextPage == 0 || len(c.Files) == 0 {
 				break
 			}
 			opts.Page = resp.NextPage
 		}
-		if parents > 1 {
+		if len(parents) > 1 {
+			cp, missing, err := mergePatch(ctx, gh, owner, repo, id, parents)
+			if err != nil {
+				return nil, err
+			}
+			h.Commits, h.Missing = append(h.Commits, *cp), append(h.Missing, missing...)
 			continue
 		}
 		if len(files) >= maxListedFiles {
@@ -104,6 +115,84 @@ func commitsPatches(ctx context.Context, gh *github.Client, owner, repo string, 
 		h.Commits = append(h.Commits, cp)
 	}
 	return h, nil
+}
+
+// mergePatch is the lines merge id adds against every one of its parents,
+// by path and line of the merge's version: each parent's comparison with
+// the merge (parent...id, the parent being an ancestor) lists what the merge
+// adds to it, and a line only some parents lack came from the others. What
+// the API cannot give (a comparison over its file limit, a file without a
+// patch that every parent's comparison changes) is listed as missing.
+func mergePatch(ctx context.Context, gh *github.Client, owner, repo, id string, parents []string) (*pack.CommitPatch, []string, error) {
+	var missing []string
+	added := make([]map[string]map[pack.Line]bool, len(parents)) // by parent, by path
+	for k, parent := range parents {
+		if checkSHA("commit", parent) != nil {
+			return nil, nil, fmt.Errorf("the API named %q as a parent of commit %s", clip(parent, 80), short(id))
+		}
+		_, files, err := compare(ctx, gh, owner, repo, parent, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(files) >= maxListedFiles {
+			missing = append(missing, fmt.Sprintf("merge %s changes more files against %s than the API lists (%d)", short(id), short(parent), maxListedFiles))
+		}
+		added[k] = map[string]map[pack.Line]bool{}
+		for _, f := range files {
+			p := f.GetFilename()
+			if f.GetStatus() == "removed" || f.GetAdditions() == 0 {
+				continue
+			}
+			if !source.TreePath(p) {
+				return nil, nil, fmt.Errorf("the API names %q as a file of merge %s", clip(p, 200), short(id))
+			}
+			lines := map[pack.Line]bool{}
+			if f.GetPatch() == "" {
+				lines = nil // unknown: missing if every parent's comparison changes it
+			} else {
+				ls, err := addedLines(f.GetPatch())
+				if err != nil {
+					return nil, nil, fmt.Errorf("the API's patch of %s in merge %s against %s: %w", p, short(id), short(parent), err)
+				}
+				for _, l := range ls {
+					lines[l] = true
+				}
+			}
+			added[k][p] = lines
+		}
+	}
+	cp := &pack.CommitPatch{Commit: id}
+	paths := slices.Sorted(maps.Keys(added[0]))
+	for _, p := range paths {
+		var sides []map[pack.Line]bool
+		unknown := false
+		for k := range parents {
+			lines, ok := added[k][p]
+			if !ok {
+				break // as one parent has it: nothing of it is the merge's own
+			}
+			unknown = unknown || lines == nil
+			sides = append(sides, lines)
+		}
+		if len(sides) < len(parents) {
+			continue
+		}
+		if unknown {
+			missing = append(missing, fmt.Sprintf("%s in merge %s (the API gives no patch: too large or binary)", p, short(id)))
+			continue
+		}
+		var own []pack.Line
+		for l := range sides[0] {
+			if !slices.ContainsFunc(sides[1:], func(s map[pack.Line]bool) bool { return !s[l] }) {
+				own = append(own, l)
+			}
+		}
+		if len(own) > 0 {
+			slices.SortFunc(own, func(a, b pack.Line) int { return a.Number - b.Number })
+			cp.Files = append(cp.Files, pack.AddedLines{Path: p, Lines: own})
+		}
+	}
+	return cp, missing, nil
 }
 
 // addedLines reads the lines a unified-diff patch adds (GitHub's `patch`:
