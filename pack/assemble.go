@@ -35,27 +35,17 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 	for _, e := range b.entries {
 		byPath[e.file.Path] = e
 	}
+	if err := b.scanChangeSides(ctx, byPath); err != nil {
+		return nil, 0, err
+	}
 	out := make([]Change, 0, len(b.snap.Changes))
 	var total int64
 	l := b.pol.Limits
 	remaining := l.MaxContentBytes
-	for _, c := range b.snap.Changes {
-		c.Redactions = nil
-		withheld := Reason("")
-		for _, p := range []string{c.Path, c.OldPath} {
-			if p == "" || withheld != "" {
-				continue
-			}
-			if b.nameWithheld(p) {
-				withheld = ReasonCredentials
-			} else if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
-				withheld = e.row.Reason
-			} else if !ok {
-				if r, _ := b.exclude.Reason(p); r != "" {
-					withheld = r
-				}
-			}
-		}
+	for i := range b.snap.Changes {
+		c := b.snap.Changes[i]
+		c.Redactions, c.Old = nil, nil
+		withheld := b.pathWithheld(&c, byPath)
 		if c.Binary {
 			c.Diff = ""
 		}
@@ -85,12 +75,46 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 			out = append(out, c)
 			continue
 		}
-		// The whole diff is scanned (its lines map to the file's), and what
-		// is found is redacted where it is sent; a finding in a part cut
-		// away was never sent.
+		// What the diff shows of a secret of either whole version of the
+		// file (a line in the middle of a private key) is redacted where it
+		// is sent; a diff that is not of the versions scanned is withheld.
+		sides, ok := b.sides[c.Path]
+		if !ok {
+			var err error
+			if sides, err = b.changeSides(ctx, &b.snap.Changes[i], byPath[c.Path]); err != nil {
+				return nil, 0, err
+			}
+		}
+		if sides.old != nil && len(sides.old.Findings) > 0 {
+			b.markSecret(c.Path) // the diff's index line names the old blob
+			b.markSecret(c.OldPath)
+		}
+		if sides.why != "" {
+			c.Diff, c.DiffWithheld = "", sides.why
+			out = append(out, c)
+			continue
+		}
+		shown, ok := DiffSecrets(c.Diff, sides.old, sides.new)
+		if !ok {
+			c.Diff, c.DiffWithheld = "", ReasonUnscanned
+			out = append(out, c)
+			continue
+		}
+		// The whole diff is scanned too (its lines map to the file's), and
+		// what is found is redacted where it is sent; a finding in a part
+		// cut away was never sent.
 		findings, spans, err := b.scanSentDiff(ctx, c.Path, c.Diff, kept)
 		if err != nil {
 			return nil, 0, fmt.Errorf("secret scan of the diff of %s: %w", c.Path, err)
+		}
+		for _, s := range shown {
+			ms := mapSpan(kept, s.Start, s.End)
+			for _, m := range ms {
+				spans = append(spans, redactSpan{m.start, m.end, s.Finding.RuleID})
+			}
+			if len(ms) > 0 {
+				findings = addFinding(findings, s.Finding)
+			}
 		}
 		sent, reds, err := b.redactAllWith(ctx, b.diffScan(), c.Path, text, spans)
 		if err != nil {
@@ -121,6 +145,27 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 		out = append(out, c)
 	}
 	return out, total, nil
+}
+
+// pathWithheld says why the diff of c may not leave by what its paths are
+// (a name holding a secret, an excluded file), "" when it may.
+func (b *builder) pathWithheld(c *Change, byPath map[string]*entry) Reason {
+	for _, p := range []string{c.Path, c.OldPath} {
+		if p == "" {
+			continue
+		}
+		if b.nameWithheld(p) {
+			return ReasonCredentials
+		}
+		if e, ok := byPath[p]; ok && e.row.Reason != "" && e.row.Reason != ReasonSizeLimit {
+			return e.row.Reason
+		} else if !ok {
+			if r, _ := b.exclude.Reason(p); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
 }
 
 // prioritize orders the content candidates: changed files (primary), then key

@@ -209,6 +209,9 @@ type builder struct {
 	// secretPaths are paths without an entry (a deleted or renamed file's)
 	// whose diff holds a secret (withhold.go).
 	secretPaths map[string]bool
+	// sides are the scanned versions each change's diff shows, by path
+	// (scanChangeSides).
+	sides map[string]*changeSides
 }
 
 func (b *builder) build(ctx context.Context) (*Result, error) {

@@ -505,7 +505,9 @@ func (s *summingScanner) ScanSum(ctx context.Context, path string, content []byt
 
 // The builder hands a pack.SumScanner the digest of a file it read as it
 // is (UTF-8), which it took reading it; a file decoded from another
-// encoding is another text, scanned without one.
+// encoding is another text, scanned without one: every digest handed is
+// the digest of what it is handed with (the bytes of the Latin-1 file,
+// which its diff shows, are scanned with theirs: DiffSecrets).
 func TestBuildHandsTheScannerTheFilesDigest(t *testing.T) {
 	g := gittest.New(t)
 	g.Write("main.go", "package main\n\nfunc main() {}\n")
@@ -518,7 +520,7 @@ func TestBuildHandsTheScannerTheFilesDigest(t *testing.T) {
 	if _, err := pack.Build(context.Background(), lastCommitSnapshot(t, g.Dir), pack.Options{Policy: policy.Default(), Scanner: sc, ToolVersion: "0.0.0-test"}); err != nil {
 		t.Fatal(err)
 	}
-	if !sc.digests.Summed["main.go"] || sc.digests.Summed["legacy/menu.txt"] || sc.scanned["legacy/menu.txt"] == 0 {
+	if !sc.digests.Summed["main.go"] || sc.scanned["legacy/menu.txt"] == 0 {
 		t.Errorf("handed a digest for %v; scanned %v", sc.digests.Summed, sc.scanned)
 	}
 	if len(sc.digests.Wrong) > 0 {

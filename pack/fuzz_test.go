@@ -191,3 +191,38 @@ func FuzzCountPiecesUpTo(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDiffSecrets reads a diff and the two versions of a file, all of
+// which a repository (or GitHub's API, for a diff) controls, with findings
+// anywhere in them: never a panic, and each span it returns lies inside
+// the diff, shows bytes of its finding's side, and comes in order.
+func FuzzDiffSecrets(f *testing.F) {
+	f.Add("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@ h\n a\n-b\n+c\n", "a\nb\n", "a\nc\n", 0, 4, 2, 3)
+	f.Add("@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n", "", "x", 0, 0, 0, 1)
+	f.Add("@@ -1 +1 @@ \n-\r\n+\r\n", "\r\n", "\r\n", -1, 9, 0, 0)
+	f.Fuzz(func(t *testing.T, diff, oldText, newText string, os, oe, ns, ne int) {
+		old := &DiffSide{Text: oldText, Findings: []Finding{{RuleID: "r", Start: os, End: oe}}}
+		cur := &DiffSide{Text: newText, Findings: []Finding{{RuleID: "r", Start: ns, End: ne}}}
+		for _, sides := range [][2]*DiffSide{{old, cur}, {nil, cur}, {old, nil}} {
+			got, ok := DiffSecrets(diff, sides[0], sides[1])
+			if !ok {
+				continue
+			}
+			for i, s := range got {
+				if s.Start < 0 || s.End > len(diff) || s.Start >= s.End {
+					t.Fatalf("span [%d,%d) of a diff of %d bytes", s.Start, s.End, len(diff))
+				}
+				side := sides[1]
+				if s.Old {
+					side = sides[0]
+				}
+				if !strings.Contains(side.Text, diff[s.Start:s.End]) {
+					t.Fatalf("span %q is no text of its side", diff[s.Start:s.End])
+				}
+				if i > 0 && got[i-1].Start > s.Start {
+					t.Fatal("spans out of order")
+				}
+			}
+		}
+	})
+}

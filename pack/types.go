@@ -1,6 +1,10 @@
 package pack
 
-import "github.com/ctxpack/ctxpack/lang"
+import (
+	"context"
+
+	"github.com/ctxpack/ctxpack/lang"
+)
 
 // SchemaVersion is the version of the pack JSON shape (pack.schema.json).
 const SchemaVersion = 1
@@ -61,6 +65,11 @@ const (
 	// ReasonNotFetched is a file of a partial clone whose content is not in
 	// the clone and could not be fetched from its promisor remote.
 	ReasonNotFetched Reason = "not_fetched"
+	// ReasonUnscanned is a change whose diff shows lines of a version of
+	// the file that could not be secret-scanned whole (a change listed by
+	// GitHub's API, whose old side is not in the checkout), or lines that
+	// are not those of the versions scanned.
+	ReasonUnscanned Reason = "unscanned"
 )
 
 // Unavailable is the error a File's Read returns when the source cannot
@@ -187,7 +196,27 @@ type Change struct {
 	Redactions       []Redaction `json:"redactions,omitempty"`
 	// OmittedHunks stand for the hunks the budget could not hold.
 	OmittedHunks []HunkSummary `json:"omitted_hunks,omitempty"`
+	// Old is the file before the change, for the builder to scan what the
+	// diff shows of it (DiffSecrets): set by a source that can read it, nil
+	// for an added file. The diff of a change whose old side the builder
+	// cannot read is withheld (ReasonUnscanned). Never in a pack.
+	Old *OldSide `json:"-"`
 }
+
+// OldSide is the version of a changed file before the change, whose lines
+// are the removed and context lines of its diff.
+type OldSide struct {
+	// Blob is its git blob id.
+	Blob string
+	Size int64
+	// Read returns its bytes; an error is a *Unavailable when the source
+	// cannot provide them.
+	Read func(ctx context.Context) ([]byte, error)
+}
+
+// String names the version by its blob id: a change prints the same from
+// run to run.
+func (o *OldSide) String() string { return "blob " + o.Blob }
 
 // Item is the content of one file as sent (seed 000's FileContent extended).
 type Item struct {

@@ -1,6 +1,8 @@
 package source
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -149,6 +151,35 @@ func historyText(text string) (string, bool) {
 		return decoded, true
 	}
 	return text, !isBinary(text)
+}
+
+// oldFile is a change's old side s (of commit at) as the builder reads it
+// to scan what the diff shows of it (pack.Change.Old); nil when there is
+// none. Its content is read again when asked for, from the memo or the
+// object store: a range's old sides are not all held until then.
+func (r *Repo) oldFile(s *side, at ObjectID) *pack.OldSide {
+	if s == nil {
+		return nil
+	}
+	f := &pack.OldSide{Blob: s.id.String(), Size: int64(len(s.text))}
+	if s.mode == filemode.Submodule {
+		text := s.text // not a blob: the line the diff shows
+		f.Read = func(context.Context) ([]byte, error) { return []byte(text), nil }
+		return f
+	}
+	p, id := s.path, s.id
+	f.Read = func(ctx context.Context) ([]byte, error) {
+		text, err := r.blob(ctx, id)
+		var nf *NotFetchedError
+		if errors.As(err, &nf) {
+			return nil, notFetched(p, at, nf)
+		}
+		if err != nil {
+			return nil, r.blobError(p, at, id, err)
+		}
+		return []byte(text), nil
+	}
+	return f
 }
 
 // binarySniff is how far git looks for a NUL to call a file binary.

@@ -322,6 +322,9 @@ func goGitChanges(r *Repo, from, to *object.Tree) ([]pack.Change, []pack.AddedLi
 		if want := goGitUnified(fromSide, toSide, ch.Binary); ch.Diff != want {
 			return nil, nil, fmt.Errorf("%s: diff\n%s\ngo-git's encoder\n%s", ch.Path, ch.Diff, want)
 		}
+		if ch.Diff != "" {
+			ch.Old = r.oldFile(fromSide, "") // the blob the diff's old side is
+		}
 		out = append(out, ch)
 		if len(lines) > 0 {
 			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})

@@ -82,6 +82,18 @@ func dump(t *testing.T, snap *pack.Snapshot) string {
 	}
 	for _, c := range snap.Changes {
 		fmt.Fprintf(&b, "change %+v\n", c)
+		if c.Old != nil {
+			data, err := c.Old.Read(context.Background())
+			var u *pack.Unavailable
+			switch {
+			case errors.As(err, &u):
+				fmt.Fprintf(&b, "old unavailable=%s\n", u.Reason)
+			case err != nil:
+				t.Fatalf("read %s before the change: %v", c.Path, err)
+			default:
+				fmt.Fprintf(&b, "old size=%d content=%q\n", c.Old.Size, data)
+			}
+		}
 	}
 	for _, c := range snap.Commits {
 		fmt.Fprintf(&b, "commit %+v\n", c)

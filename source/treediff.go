@@ -88,6 +88,9 @@ func (r *Repo) diffChanges(ctx context.Context, all []rawChange, at ObjectID, li
 	var added []pack.AddedLines
 	for _, p := range pairs {
 		ch, lines := fileDiff(p[0], p[1], zero, linesOnly)
+		if !linesOnly && ch.Diff != "" {
+			ch.Old = r.oldFile(p[0], at)
+		}
 		out = append(out, ch)
 		if len(lines) > 0 {
 			added = append(added, pack.AddedLines{Path: ch.Path, Lines: lines})

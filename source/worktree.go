@@ -315,6 +315,9 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTreeID ObjectID,
 			return nil, err
 		}
 		ch, _ := fileDiff(old, cur, zero, false)
+		if ch.Diff != "" {
+			ch.Old = r.oldFile(old, headID)
+		}
 		changes = append(changes, ch)
 	}
 	for p, old := range head {
@@ -325,6 +328,9 @@ func (r *Repo) worktreeChanges(ctx context.Context, headID, headTreeID ObjectID,
 			return nil, err
 		}
 		ch, _ := fileDiff(old, nil, zero, false)
+		if ch.Diff != "" {
+			ch.Old = r.oldFile(old, headID)
+		}
 		changes = append(changes, ch)
 	}
 	sortChanges(changes)

@@ -329,7 +329,7 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 					},
 				},
 				"reason": &jsonschema.Schema{
-					Enum: []any{"credentials", "binary", "size_limit", "pattern_match", "dependency_dir", "build_output", "cache", "symlink", "submodule", "policy", "deleted", "diff_only", "boilerplate", "not_checked_out", "not_fetched"},
+					Enum: []any{"credentials", "binary", "size_limit", "pattern_match", "dependency_dir", "build_output", "cache", "symlink", "submodule", "policy", "deleted", "diff_only", "boilerplate", "not_checked_out", "not_fetched", "unscanned"},
 				},
 				"redaction": &jsonschema.Schema{
 					Type:     "object",
@@ -1153,7 +1153,7 @@ var decodedSchemas = map[string]func() *jsonschema.Schema{
 					}},
 				},
 				"reason": &jsonschema.Schema{
-					Enum: []any{"credentials", "binary", "size_limit", "pattern_match", "dependency_dir", "build_output", "cache", "symlink", "submodule", "policy", "deleted", "diff_only", "boilerplate", "not_checked_out", "not_fetched"},
+					Enum: []any{"credentials", "binary", "size_limit", "pattern_match", "dependency_dir", "build_output", "cache", "symlink", "submodule", "policy", "deleted", "diff_only", "boilerplate", "not_checked_out", "not_fetched", "unscanned"},
 				},
 				"secret_row": &jsonschema.Schema{
 					Description: "A finding: where, which rule, its fingerprint and what was done. Never the secret value.",
