@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -579,7 +580,9 @@ func (a *auditor) repository(ctx context.Context) {
 	for i := range snap.Changes {
 		repoChanges[snap.Changes[i].Path] = &snap.Changes[i]
 	}
-	for _, c := range a.p.Changes {
+	var diffs []sentDiff
+	for i := range a.p.Changes {
+		c := &a.p.Changes[i]
 		if c.Diff == "" {
 			continue
 		}
@@ -590,12 +593,9 @@ func (a *auditor) repository(ctx context.Context) {
 				Details: map[string]any{"path": c.Path, "where": "diff"}})
 			continue
 		}
-		if problem := rederiveDiff(&c, rc.Diff); problem != "" {
-			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
-				Message: fmt.Sprintf("%s: %s", c.Path, problem),
-				Details: map[string]any{"path": c.Path, "where": "diff"}})
-		}
+		diffs = append(diffs, sentDiff{sent: c, repo: rc})
 	}
+	a.diffs(ctx, diffs, files)
 	// Every file is accounted for: an entry of its own, or counted by a
 	// condensed directory entry of a Summary pack.
 	paths := make([]string, len(snap.Files), len(snap.Files)+len(extra))
@@ -616,6 +616,111 @@ func (a *auditor) repository(ctx context.Context) {
 			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeChangeUnaccounted,
 				Message: fmt.Sprintf("changed file %s (%s) is not accounted for in the pack", c.Path, c.Status),
 				Details: map[string]any{"path": c.Path, "status": c.Status}})
+		}
+	}
+}
+
+// sentDiff is a diff of the pack and the repository's diff of its change.
+type sentDiff struct{ sent, repo *pack.Change }
+
+// diffs checks each diff of the pack against the repository's diff of its
+// change (rederiveDiffSecrets) and against the secrets of the versions of
+// the file it shows: every part of a secret of either version that the
+// repository's diff shows (pack.DiffSecrets: a line in the middle of a
+// private key, which the diff's own text never shows as a key) must be
+// behind a placeholder or cut away. The versions are read and scanned on
+// every core; the scanner's cache holds what the builder scanned.
+func (a *auditor) diffs(ctx context.Context, diffs []sentDiff, files map[string]*pack.File) {
+	type shown struct {
+		secrets []pack.DiffSecret
+		// unchecked says why what the diff shows could not be checked.
+		unchecked, code string
+	}
+	results := make([]shown, len(diffs))
+	stopped := workers.Each(ctx, len(diffs), runtime.GOMAXPROCS(0), func(ctx context.Context, i int) error {
+		r := &results[i]
+		rc := diffs[i].repo
+		side := func(p string, read func(context.Context) ([]byte, error), what string) *pack.DiffSide {
+			if r.unchecked != "" {
+				return nil
+			}
+			if read == nil {
+				r.unchecked, r.code = fmt.Sprintf("the repository state cannot give %s, whose lines the diff shows", what), CodeContentUnavailable
+				return nil
+			}
+			data, err := read(ctx)
+			var unavailable *pack.Unavailable
+			if errors.As(err, &unavailable) {
+				r.unchecked, r.code = fmt.Sprintf("%s, whose lines the diff shows, is not available (%s)", what, unavailable.Reason), CodeContentUnavailable
+				return nil
+			}
+			if err != nil {
+				r.unchecked, r.code = fmt.Sprintf("read %s: %v", what, err), CodeInternal
+				return nil
+			}
+			sum := sha256.Sum256(data)
+			findings, err := pack.ScanWithSum(ctx, a.in.Scanner, p, data, &sum)
+			if err != nil {
+				r.unchecked, r.code = fmt.Sprintf("the secret scanner could not scan %s: %v", what, err), CodeInternal
+				return nil
+			}
+			return &pack.DiffSide{Text: unsafe.String(unsafe.SliceData(data), len(data)), Findings: findings}
+		}
+		var old, cur *pack.DiffSide
+		if rc.Status != "deleted" {
+			var read func(context.Context) ([]byte, error)
+			if f := files[rc.Path]; f != nil {
+				read = f.Read
+			}
+			cur = side(rc.Path, read, "the file")
+		}
+		if rc.Status != "added" {
+			p := rc.OldPath
+			if p == "" {
+				p = rc.Path
+			}
+			var read func(context.Context) ([]byte, error)
+			if rc.Old != nil {
+				read = rc.Old.Read
+			}
+			old = side(p, read, "the file before the change")
+		}
+		if r.unchecked == "" {
+			var ok bool
+			if r.secrets, ok = pack.DiffSecrets(rc.Diff, old, cur); !ok {
+				r.unchecked, r.code = "the repository's diff of the file is not a diff of its versions", CodeInternal
+			}
+		}
+		return nil
+	})
+	if stopped != nil {
+		a.v.Fail(Check{Kind: KindInternal, Code: CodeInternal, Message: "the versions of the changed files could not be scanned: " + stopped.Error()})
+		return
+	}
+	for i, d := range diffs {
+		c, r := d.sent, &results[i]
+		problem, exposed := rederiveDiffSecrets(c, d.repo.Diff, r.secrets)
+		switch {
+		case problem != "":
+			a.v.Fail(Check{Kind: KindIntegrity, Code: CodeBlobMismatch,
+				Message: fmt.Sprintf("%s: %s", c.Path, problem),
+				Details: map[string]any{"path": c.Path, "where": "diff"}})
+		case r.unchecked != "":
+			kind := KindIntegrity
+			if r.code == CodeInternal {
+				kind = KindInternal
+			}
+			a.v.Fail(Check{Kind: kind, Code: r.code,
+				Message: fmt.Sprintf("the diff of %s could not be checked for the secrets of the file: %s", c.Path, r.unchecked),
+				Details: map[string]any{"path": c.Path, "where": "diff"}})
+		case exposed != nil:
+			version := "new"
+			if exposed.Old {
+				version = "old"
+			}
+			a.failOn(policy.FailSecretUnredacted, Check{Kind: KindSecret, Code: CodeSecretUnredacted,
+				Message: fmt.Sprintf("unredacted secret in diff %s:%d (rule %s): the diff shows part of a secret of the file's %s version", c.Path, exposed.Finding.StartLine, exposed.Finding.RuleID, version),
+				Details: map[string]any{"path": c.Path, "where": "diff", "line": exposed.Finding.StartLine, "rule_id": exposed.Finding.RuleID, "version": version}})
 		}
 	}
 }

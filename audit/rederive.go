@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -119,13 +120,24 @@ func merge(a, b []wildSpan) []wildSpan {
 // matches reports whether the pattern matches all of t. Literal runs are
 // placed leftmost, which is optimal when wildcards only bound their length
 // from below.
-func (p pattern) matches(t string) bool {
+func (p pattern) matches(t string) bool { return p.place(t, nil) }
+
+// place is matches that also appends to at, when set, where each literal
+// run lies in t (a run of literal text of t the sent text shows).
+func (p pattern) place(t string, at *[][2]int) bool {
+	note := func(from, to int) {
+		if at != nil && from < to {
+			*at = append(*at, [2]int{from, to})
+		}
+	}
 	if len(p.gaps) == 0 {
+		note(0, len(t))
 		return p.lits[0] == t
 	}
 	if !strings.HasPrefix(t, p.lits[0]) {
 		return false
 	}
+	note(0, len(p.lits[0]))
 	pos := len(p.lits[0])
 	minGap := func(g gap) int {
 		if g == gapRedacted {
@@ -143,10 +155,15 @@ func (p pattern) matches(t string) bool {
 		if j < 0 {
 			return false
 		}
+		note(from+j, from+j+len(p.lits[i]))
 		pos = from + j + len(p.lits[i])
 	}
 	end := len(t) - len(p.lits[last])
-	return end >= pos+minGap(p.gaps[last-1]) && strings.HasSuffix(t, p.lits[last])
+	if end < pos+minGap(p.gaps[last-1]) || !strings.HasSuffix(t, p.lits[last]) {
+		return false
+	}
+	note(end, len(t))
+	return true
 }
 
 // maxMarkerTries bounds the markers of an item tried as its cut (each try
@@ -269,10 +286,48 @@ func rederiveItem(it *pack.Item, data []byte) string {
 // repository's diff of the same change; it returns what is wrong, "" when
 // it holds.
 func rederiveDiff(c *pack.Change, repoDiff string) string {
+	problem, _ := rederiveDiffSecrets(c, repoDiff, nil)
+	return problem
+}
+
+// rederiveDiffSecrets is rederiveDiff that also finds, when the diff holds,
+// the first of secrets (spans of repoDiff that show part of a secret of
+// the file, pack.DiffSecrets) whose text the diff sends as it is: a part
+// of the repository's diff that the sent diff shows as literal text, not
+// behind a placeholder or a truncation marker.
+func rederiveDiffSecrets(c *pack.Change, repoDiff string, secrets []pack.DiffSecret) (string, *pack.DiffSecret) {
 	sent := c.Diff
-	want := jsonText(repoDiff)
+	spans := make([][2]int, len(secrets))
+	for i, s := range secrets {
+		spans[i] = [2]int{s.Start, s.End}
+	}
+	want := repoDiff
 	if header, _ := pack.DiffHunks(sent); !strings.HasPrefix(header, "index ") && !strings.Contains(header, "\nindex ") {
-		want, _ = pack.DropIndexLine(want) // a file holding a secret does not name its blobs
+		// A file holding a secret does not name its blobs. The index line
+		// is in the file header, before every span.
+		var dropped int
+		if want, dropped = pack.DropIndexLine(want); dropped > 0 {
+			for i := range spans {
+				spans[i][0] -= len(repoDiff) - len(want)
+				spans[i][1] -= len(repoDiff) - len(want)
+			}
+		}
+	}
+	want = jsonTextSpans(want, spans)
+	var shown [][2]int // the literal runs of want the sent diff shows
+	exposed := func() *pack.DiffSecret {
+		for i, sp := range spans {
+			if sp[0] >= sp[1] {
+				continue
+			}
+			// shown is sorted and disjoint: the first run ending after the
+			// span's start is the only one that can overlap it first.
+			k := sort.Search(len(shown), func(k int) bool { return shown[k][1] > sp[0] })
+			if k < len(shown) && shown[k][0] < sp[1] {
+				return &secrets[i]
+			}
+		}
+		return nil
 	}
 	// A bounded diff keeps head and tail around a marker, a Summary pack's
 	// its first hunks before one: either way pieces of the repository's
@@ -281,32 +336,43 @@ func rederiveDiff(c *pack.Change, repoDiff string) string {
 	if cuts := markers(sent, reds); len(cuts) > 0 {
 		switch {
 		case !c.DiffTruncated:
-			return "the diff holds a truncation marker but does not say it is truncated"
+			return "the diff holds a truncation marker but does not say it is truncated", nil
 		case len(cuts) > 2:
-			return fmt.Sprintf("the diff holds %d truncation markers; a builder cuts a diff at most twice", len(cuts))
-		case !compile(sent, merge(reds, cuts)).matches(want):
-			return "the diff is not the repository's diff of the file, cut around the truncation marker"
+			return fmt.Sprintf("the diff holds %d truncation markers; a builder cuts a diff at most twice", len(cuts)), nil
+		case !compile(sent, merge(reds, cuts)).place(want, &shown):
+			return "the diff is not the repository's diff of the file, cut around the truncation marker", nil
 		}
-		return ""
+		return "", exposed()
 	}
 	// A change pack keeps some hunks, each whole.
 	header, hunks := pack.DiffHunks(sent)
 	wantHeader, wantHunks := pack.DiffHunks(want)
 	if !sentMatches(header, wantHeader, false) {
-		return "the diff's file header is not the repository's"
+		return "the diff's file header is not the repository's", nil
+	}
+	// Where each of the repository's hunks starts in want.
+	starts := make([]int, len(wantHunks))
+	at := len(wantHeader)
+	for i, h := range wantHunks {
+		starts[i] = at
+		at += len(h)
 	}
 	next := 0
 	for i, h := range hunks {
 		at := hunkIndex(wantHunks[next:], hunkRanges(h))
 		if at < 0 {
-			return fmt.Sprintf("hunk %d of the diff (%s) is not a hunk of the repository's diff, in order", i+1, hunkRanges(h))
+			return fmt.Sprintf("hunk %d of the diff (%s) is not a hunk of the repository's diff, in order", i+1, hunkRanges(h)), nil
 		}
-		if !sentMatches(h, wantHunks[next+at], false) {
-			return fmt.Sprintf("hunk %d of the diff (%s) differs from the repository's", i+1, hunkRanges(h))
+		var placed [][2]int
+		if !compile(h, placeholders(h)).place(wantHunks[next+at], &placed) {
+			return fmt.Sprintf("hunk %d of the diff (%s) differs from the repository's", i+1, hunkRanges(h)), nil
+		}
+		for _, r := range placed {
+			shown = append(shown, [2]int{starts[next+at] + r[0], starts[next+at] + r[1]})
 		}
 		next += at + 1
 	}
-	return ""
+	return "", exposed()
 }
 
 // hunkRanges is the "@@ -a,b +c,d @@" of a hunk's header line.
@@ -329,19 +395,41 @@ func hunkIndex(hunks []string, ranges string) int {
 
 // jsonText is s as a pack carries it: encoding/json replaces each byte
 // that is not valid UTF-8 with U+FFFD (a diff holds the file's raw bytes).
-func jsonText(s string) string {
+func jsonText(s string) string { return jsonTextSpans(s, nil) }
+
+// jsonTextSpans is jsonText that moves spans, byte ranges of s, to the
+// same text in the result (a character cut by a span is in it whole).
+func jsonTextSpans(s string, spans [][2]int) string {
 	if utf8.ValidString(s) {
 		return s
+	}
+	// from[i] and to[i] are where the character holding byte i of s
+	// starts and ends in the result.
+	var from, to []int
+	if len(spans) > 0 {
+		from, to = make([]int, len(s)), make([]int, len(s))
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		start := b.Len()
 		if r == utf8.RuneError && size == 1 {
 			b.WriteString("\uFFFD")
 		} else {
 			b.WriteString(s[i : i+size])
 		}
+		for k := 0; k < size && from != nil; k++ {
+			from[i+k], to[i+k] = start, b.Len()
+		}
 		i += size
+	}
+	for i, sp := range spans {
+		start, end := min(max(sp[0], 0), len(s)), min(max(sp[1], 0), len(s))
+		if start >= end {
+			spans[i] = [2]int{b.Len(), b.Len()}
+			continue
+		}
+		spans[i] = [2]int{from[start], to[end-1]}
 	}
 	return b.String()
 }

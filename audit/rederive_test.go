@@ -121,6 +121,68 @@ func TestRederiveDiff(t *testing.T) {
 	}
 }
 
+// A diff that matches the repository's may still show, as its text, part
+// of a secret of a version of the file that its own text does not hold
+// whole: each span pack.DiffSecrets gives must be behind a placeholder or
+// cut away.
+func TestRederiveDiffSecrets(t *testing.T) {
+	header := "diff --git a/k.txt b/k.txt\nindex 1111111111111111111111111111111111111111..2222222222222222222222222222222222222222 100644\n--- a/k.txt\n+++ b/k.txt\n"
+	hunk := "@@ -4,3 +4,3 @@ KEYLINE3\n KEYLINE4\n-KEYLINE5\n+KEYLINEX\n KEYLINE6\n"
+	far := "@@ -40 +40 @@\n-z\n+y\n"
+	repo := header + hunk + far
+	// What DiffSecrets gives for the key's lines 3-6: every line's text.
+	var secrets []pack.DiffSecret
+	for _, l := range []string{"KEYLINE3", "KEYLINE4", "KEYLINE5", "KEYLINEX", "KEYLINE6"} {
+		at := strings.Index(repo, l)
+		secrets = append(secrets, pack.DiffSecret{Start: at, End: at + len(l), Finding: pack.Finding{RuleID: "private-key", StartLine: 2}, Old: l == "KEYLINE5"})
+	}
+	noIndex, _ := pack.DropIndexLine(header)
+	red := "[REDACTED:private-key]"
+	redacted := "@@ -4,3 +4,3 @@ " + red + "\n " + red + "\n-" + red + "\n+" + red + "\n " + red + "\n"
+	tests := []struct {
+		name, sent string
+		truncated  bool
+		exposed    string // the text of the span shown, "" for none
+	}{
+		{"every line redacted", noIndex + redacted + far, false, ""},
+		{"the hunk left out", noIndex + far, true, ""},
+		{"a context line shown", noIndex + strings.Replace(redacted, " "+red+"\n-", " KEYLINE4\n-", 1) + far, false, "KEYLINE4"},
+		{"the heading shown", noIndex + strings.Replace(redacted, "@@ "+red, "@@ KEYLINE3", 1) + far, false, "KEYLINE3"},
+		{"a removed line shown", header + strings.Replace(redacted, "-"+red, "-KEYLINE5", 1) + far, false, "KEYLINE5"},
+		{"half a line shown", noIndex + strings.Replace(redacted, "+"+red, "+KEYL"+red, 1) + far, false, "KEYLINEX"},
+		{"the whole diff shown", noIndex + hunk + far, false, "KEYLINE3"},
+		{"cut before the key", noIndex[:20] + pack.TruncationMarker + "\n-z\n+y\n", true, ""},
+		{"cut after a shown line", noIndex + "@@ -4,3 +4,3 @@ " + red + "\n KEYLINE4" + pack.TruncationMarker + "\n-z\n+y\n", true, "KEYLINE4"},
+	}
+	for _, tt := range tests {
+		problem, exposed := rederiveDiffSecrets(&pack.Change{Path: "k.txt", Diff: tt.sent, DiffTruncated: tt.truncated}, repo, secrets)
+		if problem != "" {
+			t.Errorf("%s: %s", tt.name, problem)
+			continue
+		}
+		got := ""
+		if exposed != nil {
+			got = repo[exposed.Start:exposed.End]
+		}
+		if got != tt.exposed {
+			t.Errorf("%s: exposes %q, want %q", tt.name, got, tt.exposed)
+		}
+	}
+	// A diff's raw bytes reach the pack as encoding/json writes them: the
+	// spans move with the text.
+	latin := header + "@@ -1 +1 @@\n-caf\xe9 KEYA\n+caf\xe9s KEYB\n"
+	at := strings.Index(latin, "KEYB")
+	sent := strings.ReplaceAll(latin, "\xe9", "\uFFFD")
+	_, exposed := rederiveDiffSecrets(&pack.Change{Diff: sent}, latin, []pack.DiffSecret{{Start: at, End: at + 4}})
+	if exposed == nil {
+		t.Error("latin-1 diff: the secret it shows is not found")
+	}
+	_, exposed = rederiveDiffSecrets(&pack.Change{Diff: strings.Replace(sent, "KEYB", "[REDACTED:r]", 1)}, latin, []pack.DiffSecret{{Start: at, End: at + 4}})
+	if exposed != nil {
+		t.Error("latin-1 diff: a redacted secret is found")
+	}
+}
+
 // FuzzRederive: the re-derivation never panics on any pack text, and a
 // text made from the original the way a builder makes it (lines cut,
 // spans replaced by placeholders, head and tail kept around the marker)
@@ -133,6 +195,9 @@ func FuzzRederive(f *testing.F) {
 		it := &pack.Item{ID: fmt.Sprintf("p:%d:%d", start, end), Path: "p", Encoding: "utf-8", Content: text}
 		_ = rederiveItem(it, []byte(text))
 		_ = rederiveDiff(&pack.Change{Diff: text, DiffTruncated: true}, text)
+		if _, exposed := rederiveDiffSecrets(&pack.Change{Diff: text}, text, []pack.DiffSecret{{Start: a, End: b}}); exposed != nil && (a >= b || a >= len(text) || b <= 0) {
+			t.Fatalf("an empty span [%d,%d) of %d bytes is exposed", a, b, len(text))
+		}
 		_ = firstDifference(text, text[:len(text)/2])
 		n := len(text)
 		if n == 0 || strings.Contains(text, "]") {
