@@ -393,12 +393,10 @@ func hunkIndex(hunks []string, ranges string) int {
 	return -1
 }
 
-// jsonText is s as a pack carries it: encoding/json replaces each byte
-// that is not valid UTF-8 with U+FFFD (a diff holds the file's raw bytes).
-func jsonText(s string) string { return jsonTextSpans(s, nil) }
-
-// jsonTextSpans is jsonText that moves spans, byte ranges of s, to the
-// same text in the result (a character cut by a span is in it whole).
+// jsonTextSpans is s as a pack carries it: encoding/json replaces each
+// byte that is not valid UTF-8 with U+FFFD (a diff holds the file's raw
+// bytes). spans, byte ranges of s, are moved to the same text in the
+// result (a character cut by a span is in it whole).
 func jsonTextSpans(s string, spans [][2]int) string {
 	if utf8.ValidString(s) {
 		return s

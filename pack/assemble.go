@@ -35,7 +35,7 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 	for _, e := range b.entries {
 		byPath[e.file.Path] = e
 	}
-	if err := b.scanChangeSides(ctx, byPath); err != nil {
+	if err := b.scanChangeSides(ctx, byPath, bounded); err != nil {
 		return nil, 0, err
 	}
 	out := make([]Change, 0, len(b.snap.Changes))

@@ -203,7 +203,6 @@ func indexSide(s *DiffSide, old bool) *sideLines {
 		sl.starts = append(sl.starts, at)
 		i := strings.IndexByte(t[at:], '\n')
 		if i < 0 {
-			at = len(t)
 			break
 		}
 		at += i + 1
@@ -281,8 +280,9 @@ type changeSides struct {
 // findings, scanned as the snapshot's files are; the old side is read from
 // the change and scanned whole (ScanWithSum: a blob scanned before, as the
 // new side of an earlier pack, is a scan cache hit). Only changed files are
-// read, each once.
-func (b *builder) scanChangeSides(ctx context.Context, byPath map[string]*entry) error {
+// read, each once; not those of a diff withheld whole for its size
+// (bounded false: see changes).
+func (b *builder) scanChangeSides(ctx context.Context, byPath map[string]*entry, bounded bool) error {
 	if b.sides == nil {
 		b.sides = map[string]*changeSides{}
 	}
@@ -290,6 +290,9 @@ func (b *builder) scanChangeSides(ctx context.Context, byPath map[string]*entry)
 	for i := range b.snap.Changes {
 		c := &b.snap.Changes[i]
 		if _, done := b.sides[c.Path]; done || c.Binary || c.Diff == "" || b.pathWithheld(c, byPath) != "" {
+			continue
+		}
+		if !bounded && int64(len(c.Diff)) > b.pol.Limits.MaxContentBytes {
 			continue
 		}
 		todo = append(todo, c)
