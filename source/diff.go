@@ -90,7 +90,7 @@ func fileDiff(from, to *side, zero ObjectID, linesOnly bool) (pack.Change, []pac
 			// The whole lines left out before the first diff only number
 			// the rest.
 			var from int
-			diffs, from, _ = middleLineDiff(oldText, newText, maxHistoryDiffLines)
+			diffs, from, _ = middleLineDiff(oldText, newText, maxDiffLines)
 			newLine += strings.Count(oldText[:from], "\n")
 		} else {
 			diffs = lineDiff(oldText, newText)

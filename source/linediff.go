@@ -10,7 +10,8 @@ import (
 // lineDiff is diff.Do(old, new), go-git's line diff, without hashing every
 // line of a long file of which a change touched a few (a changelog that
 // each commit of a range adds a line to: 13 diffs of a 120 KB file were
-// 15% of a 14-commit range).
+// 15% of a 14-commit range), and with a middle of more than maxDiffLines
+// lines taken as replaced whole.
 func lineDiff(old, new string) []diffmatchpatch.Diff {
 	diffs, _ := trimmedLineDiff(old, new)
 	return diffs
@@ -33,7 +34,7 @@ func lineDiff(old, new string) []diffmatchpatch.Diff {
 // edit can hold more) leaves that to never happen
 // (TestLineDiffIsDiffDo, FuzzLineDiff).
 func trimmedLineDiff(old, new string) (diffs []diffmatchpatch.Diff, trimmed bool) {
-	diffs, from, to := middleLineDiff(old, new, 0)
+	diffs, from, to := middleLineDiff(old, new, maxDiffLines)
 	if from == 0 && to == len(old) {
 		return diffs, false
 	}
@@ -56,7 +57,7 @@ func trimmedLineDiff(old, new string) (diffs []diffmatchpatch.Diff, trimmed bool
 // With maxLines above 0, a middle (the lines between those both sides
 // share at their start and end) of more lines than that, both sides
 // counted, is not diffed: it is taken as replaced whole, its old lines
-// deleted and its new ones inserted (see maxHistoryDiffLines).
+// deleted and its new ones inserted (see maxDiffLines).
 func middleLineDiff(old, new string, maxLines int) (diffs []diffmatchpatch.Diff, from, to int) {
 	p, s := sharedLines(old, new)
 	keep := strings.Count(old[p:len(old)-s], "\n") + strings.Count(new[p:len(new)-s], "\n") + 3
@@ -77,16 +78,18 @@ func middleLineDiff(old, new string, maxLines int) (diffs []diffmatchpatch.Diff,
 	return diffs, from, to
 }
 
-// maxHistoryDiffLines bounds the lines (both sides) of the middle of a
-// file the per-commit scan diffs. diff.Do is Myers' diff, whose cost is
-// the lines times the edit's size, with no bound of its own: a file
-// rewritten whole took ~11 s for 40,000 lines against 40,000 others and
-// ~66 s for 80,000 against 80,000 here, and a side of 100 MiB, which the
-// scan reads, would take hours (and past ~1.1 million distinct lines,
-// which diffmatchpatch maps to runes, it panics). A larger middle is taken
-// as replaced whole: every one of its new lines counts as added, so the
-// scan reads more lines than the edit added, never fewer.
-const maxHistoryDiffLines = 100_000
+// maxDiffLines bounds the lines (both sides) of the middle of a file a
+// diff hands to Myers' diff (diff.Do), whose cost is the lines times the
+// edit's size, with no bound of its own: a file rewritten whole took ~11 s
+// for 40,000 lines against 40,000 others and ~66 s for 80,000 against
+// 80,000 here, and a side of 100 MiB, which the per-commit scan reads,
+// would take hours (and past ~1.1 million distinct lines, which
+// diffmatchpatch maps to runes, it panics). A larger middle is taken as
+// replaced whole: every one of its new lines counts as added, so the scan
+// reads more lines than the edit added, never fewer, and the pack's diff
+// shows the middle deleted and inserted (a diff of that size is cut to
+// limits.max_file_bytes, or withheld, anyway).
+const maxDiffLines = 100_000
 
 // replacedLines is middleLineDiff's diffs of a middle (old[p:len(old)-s]
 // and new[p:len(new)-s]) replaced whole, between the last shared line

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctxpack/ctxpack/pack"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -270,12 +269,14 @@ func TestSharedLinesAcrossBlocks(t *testing.T) {
 	}
 }
 
-// TestHistoryDiffOfAHugeFile: the per-commit scan diffs a side of up to
-// its blob limit (100 MiB). A file of more lines than diff.Do can map to
-// runes (~1.1 million) is read without a panic, every line added, and one
-// rewritten whole with more lines than maxHistoryDiffLines is not handed
-// to Myers' diff (minutes, or hours), but taken as replaced.
-func TestHistoryDiffOfAHugeFile(t *testing.T) {
+// TestDiffOfAHugeFile: the per-commit scan diffs a side of up to its blob
+// limit (100 MiB), and a pack diffs what a change brings. A file of more
+// lines than diff.Do can map to runes (~1.1 million) is diffed without a
+// panic, every line added, and a middle of more lines than maxDiffLines
+// is not handed to Myers' diff (minutes, or hours, for a file rewritten
+// whole) but taken as replaced: every new line of it added, even those
+// Myers' diff would have matched.
+func TestDiffOfAHugeFile(t *testing.T) {
 	var b strings.Builder
 	for i := range 1_200_000 {
 		fmt.Fprintf(&b, "l%d\n", i)
@@ -283,17 +284,30 @@ func TestHistoryDiffOfAHugeFile(t *testing.T) {
 	huge := b.String()
 	zero := ObjectID(strings.Repeat("0", 40))
 	to := &side{path: "f", mode: filemode.Regular, text: huge, loaded: true}
-	ch, lines := fileDiff(nil, to, zero, true)
-	if ch.Added != 1_200_000 || len(lines) != 1_200_000 || lines[1_199_999] != (pack.Line{Number: 1_200_000, Text: "l1199999"}) {
-		t.Fatalf("added %d, %d lines, the last %+v", ch.Added, len(lines), lines[len(lines)-1])
+	for _, linesOnly := range []bool{true, false} {
+		ch, lines := fileDiff(nil, to, zero, linesOnly)
+		if ch.Added != 1_200_000 || len(lines) != 1_200_000 || lines[1_199_999] != (pack.Line{Number: 1_200_000, Text: "l1199999"}) {
+			t.Fatalf("linesOnly %v: added %d, %d lines, the last %+v", linesOnly, ch.Added, len(lines), lines[len(lines)-1])
+		}
 	}
-	to.text = huge[:strings.Index(huge, "\nl60000\n")+1] // 60,000 lines
-	from := &side{path: "f", mode: filemode.Regular, text: strings.ReplaceAll(to.text, "l", "o"), loaded: true}
-	start := time.Now()
-	if _, lines = fileDiff(from, to, zero, true); len(lines) != 60_000 {
-		t.Fatalf("a file rewritten whole adds %d lines, want all 60,000", len(lines))
+	// 60,000 lines, every other one changed from the second on: Myers'
+	// diff would keep the 29,999 others; a middle over maxDiffLines is
+	// replaced whole.
+	var old, cur strings.Builder
+	for i := range 60_000 {
+		fmt.Fprintf(&cur, "l%d\n", i)
+		if i%2 == 1 {
+			fmt.Fprintf(&old, "o%d\n", i)
+		} else {
+			fmt.Fprintf(&old, "l%d\n", i)
+		}
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("a file rewritten whole took %v to diff", d)
+	from := &side{path: "f", mode: filemode.Regular, text: old.String(), loaded: true}
+	to = &side{path: "f", mode: filemode.Regular, text: cur.String(), loaded: true}
+	for _, linesOnly := range []bool{true, false} {
+		ch, lines := fileDiff(from, to, zero, linesOnly)
+		if ch.Added != 59_999 || ch.Deleted != 59_999 || len(lines) != 59_999 {
+			t.Fatalf("linesOnly %v: %d added, %d deleted, %d lines; want the middle replaced, 59,999 each", linesOnly, ch.Added, ch.Deleted, len(lines))
+		}
 	}
 }
