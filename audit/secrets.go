@@ -177,6 +177,16 @@ func NewScanner(opts ScannerOptions) (*Scanner, error) {
 // assignment rules not counted).
 func (s *Scanner) RuleCount() int { return len(s.rules.ids) }
 
+// knownRule reports whether id names one of the scanner's rules (a
+// redaction marker names the rule that found the secret).
+func (s *Scanner) knownRule(id string) bool {
+	if id == RulePasswordAssignment || id == RulePasswordInURL {
+		return true
+	}
+	_, ok := slices.BinarySearch(s.rules.ids, id)
+	return ok
+}
+
 // Version is the gitleaks module version the binary was built with.
 func (s *Scanner) Version() string { return s.version }
 
@@ -534,7 +544,7 @@ func (s *Scanner) scanCached(ctx context.Context, path, commit, text string, sum
 // rules make the result depend on them, the path and commit.
 func (s *Scanner) cacheKey(path, commit string, content [32]byte) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "ctxpack-scan-v3\x00%s\x00%s\x00%s\x00%s\x00%x",
+	fmt.Fprintf(h, "ctxpack-scan-v4\x00%s\x00%s\x00%s\x00%s\x00%x",
 		s.rulesDigest, s.version, path, commit, content)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -607,7 +617,7 @@ func (s *Scanner) detectFragment(ctx context.Context, path, commit, text string)
 		if f.Line > 0 {
 			match, matchEnd := f.Line, f.EndLine
 			f.Start, f.End = settleSpan(text, f.Start, f.End)
-			if isChecksum(text, f.Start, f.End) || withinMarker(text, f.Start, f.End) {
+			if isChecksum(text, f.Start, f.End) || withinMarker(text, f.Start, f.End, s.knownRule) {
 				continue
 			}
 			f.Line, f.EndLine = li.lineOf(f.Start), li.lineOf(f.End-1)

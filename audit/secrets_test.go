@@ -207,6 +207,35 @@ func TestScanPEMCoveredWhole(t *testing.T) {
 	}
 }
 
+// TestScanSecretWrappedAsMarker: a text's own `[REDACTED:<secret>]` is no
+// redaction marker (only one naming a rule of the scanner is): the secret
+// in it is found, as file content and as text that is no file; a real
+// marker is not.
+func TestScanSecretWrappedAsMarker(t *testing.T) {
+	s := newDefaultScanner(t)
+	f := secrettest.Make(12)
+	for _, text := range []string{
+		"token: [REDACTED:" + f.GitHub + "]\n",
+		"add [REDACTED:" + f.GitHub + "]",
+		"export AWS_ACCESS_KEY_ID=[REDACTED:" + f.AWSKeyID + "]\n",
+	} {
+		for name, scan := range map[string]func(context.Context, string, []byte) ([]pack.Finding, error){"file": s.Scan, "text": s.ScanText} {
+			fs, err := scan(context.Background(), "notes.txt", []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) == 0 {
+				t.Errorf("%s: no finding in %q", name, text[:20])
+			}
+		}
+	}
+	for _, text := range []string{"token: [REDACTED:github-pat]\n", "curl -u \"[REDACTED:curl-auth-user]\" https://x\n", "password = \"[REDACTED:password-assignment]\"\n"} {
+		if fs, err := s.Scan(context.Background(), "notes.txt", []byte(text)); err != nil || len(fs) != 0 {
+			t.Errorf("a marker is a finding: %v%s", err, describe(text, fs))
+		}
+	}
+}
+
 func TestScanManySecretsOneFile(t *testing.T) {
 	s := newDefaultScanner(t)
 	f := secrettest.Make(3)

@@ -167,15 +167,18 @@ func allBase64(s string) bool {
 // redactionMarker is how the builder replaces a secret: [REDACTED:<rule>].
 const redactionMarker = "[REDACTED:"
 
-// withinMarker reports whether text[s:e] lies inside one redaction marker: a
-// redacted text is scanned again, and a rule matching a marker (curl -u
-// "[REDACTED:curl-auth-user]") has found what was already taken out.
-func withinMarker(text string, s, e int) bool {
+// withinMarker reports whether text[s:e] lies inside one redaction marker
+// the builder makes, `[REDACTED:<rule>]` with rule one of the scanner's
+// (known): a redacted text is scanned again, and a rule matching a marker
+// (curl -u "[REDACTED:curl-auth-user]") has found what was already taken
+// out. Only a marker naming a rule: a secret a file wraps as
+// `[REDACTED:<the secret>]` is no marker.
+func withinMarker(text string, s, e int, known func(rule string) bool) bool {
 	from := min(len(text), s+len(redactionMarker))
 	i := strings.LastIndex(text[:from], redactionMarker)
 	if i < 0 {
 		return false
 	}
 	j := strings.IndexByte(text[i:], ']')
-	return i <= s && j >= 0 && i+j+1 >= e
+	return i <= s && j >= 0 && i+j+1 >= e && known(text[i+len(redactionMarker):i+j])
 }
