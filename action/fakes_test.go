@@ -444,7 +444,13 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			for _, c := range g.compareCommits {
 				commits = append(commits, map[string]any{"sha": c})
 			}
-			g.writeJSON(w, http.StatusOK, map[string]any{"merge_base_commit": map[string]any{"sha": g.mergeBase}, "files": files[lo:hi], "status": "ahead",
+			// As GitHub: a comparison's files come with its first page,
+			// at most maxCompareFiles of them; its pages page the commits.
+			shown := files[:0]
+			if pg, _ := strconv.Atoi(r.URL.Query().Get("page")); pg <= 1 {
+				shown = files[:min(len(files), maxCompareFiles)]
+			}
+			g.writeJSON(w, http.StatusOK, map[string]any{"merge_base_commit": map[string]any{"sha": g.mergeBase}, "files": shown, "status": "ahead",
 				"commits": commits, "total_commits": len(commits)})
 		case strings.Contains(r.URL.Path, "/commits/") && !strings.Contains(r.URL.Path, "/pulls/"):
 			sha := parts[len(parts)-1]

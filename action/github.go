@@ -14,8 +14,13 @@ import (
 )
 
 // maxListedFiles bounds the change list read from the API (GitHub lists at
-// most 3,000 files of a pull request and 300 of a comparison).
-const maxListedFiles = 3000
+// most 3,000 files of a pull request or a commit), and maxCompareFiles is
+// the most files GitHub lists of a comparison (on its first page only): a
+// list of that many may leave files out.
+const (
+	maxListedFiles  = 3000
+	maxCompareFiles = 300
+)
 
 // newGitHub returns a go-github client for apiURL (GITHUB_API_URL, so GHES
 // works) with token auth and rt's retries.
@@ -126,6 +131,9 @@ type comparison struct {
 	// false when the API listed fewer than there are.
 	Commits  []string
 	Complete bool
+	// FilesCut is true when the API listed as many files as it lists of a
+	// comparison (maxCompareFiles): Changes may leave some out.
+	FilesCut bool
 }
 
 // compareFiles lists the files changed between base's merge base with head
@@ -171,6 +179,7 @@ func compare(ctx context.Context, gh *github.Client, owner, repo, base, head str
 		opts.Page = resp.NextPage
 	}
 	out.Complete = total <= len(out.Commits)
+	out.FilesCut = len(all) >= maxCompareFiles
 	return out, all, nil
 }
 

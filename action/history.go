@@ -130,12 +130,14 @@ func mergePatch(ctx context.Context, gh *github.Client, owner, repo, id string, 
 		if checkSHA("commit", parent) != nil {
 			return nil, nil, fmt.Errorf("the API named %q as a parent of commit %s", clip(parent, 80), short(id))
 		}
-		_, files, err := compare(ctx, gh, owner, repo, parent, id)
+		cmp, files, err := compare(ctx, gh, owner, repo, parent, id)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(files) >= maxListedFiles {
-			missing = append(missing, fmt.Sprintf("merge %s changes more files against %s than the API lists (%d)", short(id), short(parent), maxListedFiles))
+		if cmp.FilesCut {
+			// A file the list leaves out would read as one this parent
+			// has, or be missed as the merge's own.
+			missing = append(missing, fmt.Sprintf("merge %s against %s (the API lists at most %d files of a comparison)", short(id), short(parent), maxCompareFiles))
 		}
 		added[k] = map[string]map[pack.Line]bool{}
 		for _, f := range files {

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -91,5 +92,23 @@ func TestAPIMergePatchIsWhatNoParentHas(t *testing.T) {
 	}
 	if len(h.Missing) != 1 || !strings.Contains(h.Missing[0], "cfg.go in merge "+merge[:7]) {
 		t.Fatalf("missing %q: a file every comparison changes, without a patch, is not scanned", h.Missing)
+	}
+
+	// A comparison of as many files as the API lists may leave out the
+	// merge's own: the merge's scan is incomplete.
+	gh = newFakeGitHub(t)
+	serve(gh, "")
+	key := "GET /repos/octo/widgets/compare/" + side + "..." + merge
+	for i := len(gh.files[key]); i < maxCompareFiles; i++ {
+		gh.files[key] = append(gh.files[key], map[string]any{"sha": "0", "filename": fmt.Sprintf("gen/f%03d.txt", i), "status": "added", "additions": 1, "patch": "@@ -0,0 +1 @@\n+x\n"})
+	}
+	if c, err = newGitHub(gh.srv.URL, "t", client(gh), &retryTransport{}); err != nil {
+		t.Fatal(err)
+	}
+	if h, err = commitsPatches(context.Background(), c, "octo", "widgets", []string{first, merge}); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Missing) != 1 || !strings.Contains(h.Missing[0], "at most 300 files of a comparison") {
+		t.Fatalf("missing %q: a comparison the API may have cut is not reported", h.Missing)
 	}
 }

@@ -241,6 +241,9 @@ func (r *runner) fallback(ctx context.Context, repo *source.Repo, opts pipeline.
 			var cmp *comparison
 			if cmp, listErr = compareFiles(ctx, gh, r.owner, r.repo, c.Base, c.Head); listErr == nil {
 				changes, commitIDs, complete = cmp.Changes, cmp.Commits, cmp.Complete
+				if cmp.FilesCut {
+					notes = append(notes, fmt.Sprintf("The GitHub API lists at most %d files of a comparison: the change list may leave files out (each commit's patches, which the per-commit scan reads, are listed in full).", maxCompareFiles))
+				}
 				recordBase, configBase = cmp.MergeBase, cmp.MergeBase
 				if recordBase == "" {
 					recordBase, configBase = c.Base, c.Base
