@@ -234,7 +234,7 @@ func (s *Store) load(id string) (*Entry, error) {
 	if fi, err := os.Lstat(s.entryDir(id)); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("entry %s: %s is not a directory: the store follows no link in it (remove it)", id, s.entryDir(id))
 	}
-	data, err := os.ReadFile(filepath.Join(s.entryDir(id), entryFile))
+	data, err := fsutil.ReadNoFollow(filepath.Join(s.entryDir(id), entryFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -334,15 +334,12 @@ func (s *Store) readPack(e *Entry) (*pack.Pack, []byte, error) {
 	if e.Pack == nil {
 		return nil, nil, nil
 	}
-	data, err := os.ReadFile(filepath.Join(s.entryDir(e.ID), packFile))
+	data, err := s.packBytes(e)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the pack of %s: %w", e.ID, err)
+		return nil, nil, err
 	}
-	sum := sha256Hex(data)
-	if sum != e.Pack.SHA256 {
-		return nil, nil, fmt.Errorf("the pack of %s is damaged: its sha256 is %s, the entry says %s", e.ID, sum, e.Pack.SHA256)
-	}
-	rec, err := os.ReadFile(filepath.Join(s.entryDir(e.ID), recordFile))
+	sum := e.Pack.SHA256
+	rec, err := fsutil.ReadNoFollow(filepath.Join(s.entryDir(e.ID), recordFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, fmt.Errorf("read the record of %s: %w", e.ID, err)
 	}
@@ -364,6 +361,20 @@ func (s *Store) readPack(e *Entry) (*pack.Pack, []byte, error) {
 	return p, rec, nil
 }
 
+// packBytes reads the pack of entry e, which holds one, and checks it
+// against the entry's digest. A link in its place is not followed: the
+// store serves what it stored, never a file a link planted there names.
+func (s *Store) packBytes(e *Entry) ([]byte, error) {
+	data, err := fsutil.ReadNoFollow(filepath.Join(s.entryDir(e.ID), packFile))
+	if err != nil {
+		return nil, fmt.Errorf("read the pack of %s: %w", e.ID, err)
+	}
+	if sum := sha256Hex(data); sum != e.Pack.SHA256 {
+		return nil, fmt.Errorf("the pack of %s is damaged: its sha256 is %s, the entry says %s", e.ID, sum, e.Pack.SHA256)
+	}
+	return data, nil
+}
+
 // PackBytes returns the stored pack of an entry exactly as stored.
 func (s *Store) PackBytes(ctx context.Context, t Target) ([]byte, *View, error) {
 	var data []byte
@@ -377,8 +388,8 @@ func (s *Store) PackBytes(ctx context.Context, t Target) ([]byte, *View, error) 
 		if e.Pack == nil {
 			return notFound(map[string]any{"id": e.ID, "reason": "no_pack"}, "%s holds a document only, no pack", e.ID)
 		}
-		if data, err = os.ReadFile(filepath.Join(s.entryDir(e.ID), packFile)); err != nil {
-			return fmt.Errorf("read the pack of %s: %w", e.ID, err)
+		if data, err = s.packBytes(e); err != nil {
+			return err
 		}
 		view = s.view(e, now, false)
 		view.Selection = &sel

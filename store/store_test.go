@@ -734,6 +734,38 @@ func TestStoreFollowsNoLink(t *testing.T) {
 			t.Fatal("the entry was written where the link points")
 		}
 	})
+	t.Run("pack file", func(t *testing.T) {
+		// A pack planted as a link to a file of the user's is not served.
+		dir := t.TempDir()
+		s := openStore(t, dir, c, nil)
+		v := put(t, s, f, "pr-1")
+		secret := filepath.Join(t.TempDir(), "id_rsa")
+		if err := os.WriteFile(secret, []byte("not for the store\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, packsDir, v.ID, packFile)
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(secret, p); err != nil {
+			t.Skip(err)
+		}
+		if data, _, err := s.PackBytes(ctx, Target{ID: v.ID}); err == nil || bytes.Contains(data, []byte("not for the store")) {
+			t.Fatalf("PackBytes through a linked pack file: %q, %v", data, err)
+		}
+	})
+	t.Run("pack bytes checked", func(t *testing.T) {
+		// A pack changed in place is damaged, as Get already says.
+		dir := t.TempDir()
+		s := openStore(t, dir, c, nil)
+		v := put(t, s, f, "pr-1")
+		if err := os.WriteFile(filepath.Join(dir, packsDir, v.ID, packFile), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.PackBytes(ctx, Target{ID: v.ID}); err == nil || !strings.Contains(err.Error(), "damaged") {
+			t.Fatalf("PackBytes of a changed pack: %v", err)
+		}
+	})
 	t.Run("lock", func(t *testing.T) {
 		dir, outside := t.TempDir(), t.TempDir()
 		s := openStore(t, dir, c, nil)
