@@ -134,16 +134,16 @@ func (b *builder) changes(ctx context.Context, bounded bool) ([]Change, int64, e
 			out = append(out, c)
 			continue
 		}
-		if bounded && int64(len(sent)) > remaining { // the placeholders made it longer
-			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
-			out = append(out, c)
-			continue
-		}
 		// A pack is text: a diff of a file in another encoding (Latin-1)
 		// shows its bytes as git does, each byte that is not UTF-8 as
 		// U+FFFD, as the pack's serialization would, so that the pack
 		// decodes to what it was serialized from (its canonical form).
-		sent = strings.ToValidUTF8(sent, "\uFFFD")
+		sent = validUTF8(sent)
+		if bounded && int64(len(sent)) > remaining { // the placeholders (or U+FFFDs) made it longer
+			c.Diff, c.DiffWithheld = "", ReasonSizeLimit
+			out = append(out, c)
+			continue
+		}
 		c.Diff, c.DiffTruncated, c.Redactions = sent, truncated, reds.list
 		total += int64(len(sent))
 		remaining -= int64(len(sent))

@@ -144,10 +144,9 @@ func boundIntent(in Intent, text func(field string, s *string, n int) bool) Inte
 			return
 		}
 		// A message in another encoding (git's i18n.commitEncoding) shows
-		// each byte that is not UTF-8 as U+FFFD, as the pack's
-		// serialization would, so that the pack decodes to what it was
-		// serialized from.
-		*s = strings.ToValidUTF8(*s, "\uFFFD")
+		// each byte that is not UTF-8 as U+FFFD (validUTF8), so that the
+		// pack decodes to what it was serialized from.
+		*s = validUTF8(*s)
 		c := text(field, s, n)
 		out.Truncated = out.Truncated || c
 	}

@@ -150,3 +150,26 @@ func mapSpan(kept []span, start, end int) []span {
 	}
 	return out
 }
+
+// validUTF8 is s with each byte that is not part of a UTF-8 sequence
+// replaced by U+FFFD, byte by byte, as encoding/json writes such a byte
+// (\ufffd) and the audit reads it: a text of the pack decodes to what it
+// was serialized from. (strings.ToValidUTF8 replaces a run of such bytes
+// with one U+FFFD.)
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}

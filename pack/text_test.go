@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -271,5 +272,28 @@ func TestCountTokensLargeTextIsStable(t *testing.T) {
 	b, _ := CountTokens(big)
 	if a != b || a < 40000*10 {
 		t.Fatalf("counts %d and %d", a, b)
+	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":             "plain",
+		"caf\xe9":           "caf\uFFFD",
+		"Gr\xf6\xdfe":       "Gr\uFFFD\uFFFDe",
+		"ok é \xff\xfe end": "ok é \uFFFD\uFFFD end",
+		"\xe2\x82":          "\uFFFD\uFFFD", // a cut sequence: a U+FFFD each byte, as encoding/json
+	} {
+		if got := validUTF8(in); got != want {
+			t.Errorf("validUTF8(%q) = %q, want %q", in, got, want)
+		}
+		// encoding/json reads the serialization of in back as want.
+		data, err := json.Marshal(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(data, &back); err != nil || back != want {
+			t.Errorf("json of %q reads back as %q, want %q", in, back, want)
+		}
 	}
 }

@@ -20,8 +20,8 @@ func TestOtherEncodingsKeepThePackCanonical(t *testing.T) {
 	g := gittest.New(t)
 	g.WriteBytes("menu.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e\nna\xefve\n"))
 	base := g.Commit("menu")
-	g.WriteBytes("menu.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e\nna\xefve\nd\xe9j\xe0 vu\n"))
-	g.Git("-c", "i18n.commitEncoding=latin1", "commit", "-q", "-a", "-m", "men\xfa caf\xe9")
+	g.WriteBytes("menu.txt", []byte("caf\xe9 cr\xe8me br\xfbl\xe9e\nna\xefve\nd\xe9j\xe0 vu\nGr\xf6\xdfe\n"))
+	g.Git("-c", "i18n.commitEncoding=latin1", "commit", "-q", "-a", "-m", "men\xfa caf\xe9 Gr\xf6\xdfe")
 
 	for _, typ := range []string{"auto", "full", "summary"} {
 		for _, opts := range []PackOptions{{Commit: "HEAD"}, {Base: base, Head: "HEAD"}} {
