@@ -66,7 +66,7 @@ func ParseTask(name string, data []byte) (*Task, error) {
 			Files      []string `yaml:"files"`
 		}
 		if err := dec.Decode(&doc); err != nil {
-			return nil, fmt.Errorf("task file %s: %s (keys: title, goal, body, acceptance, files)", name, strings.TrimPrefix(err.Error(), "yaml: "))
+			return nil, fmt.Errorf("task file %s: %s (keys: title, goal, body, acceptance, files)", name, safetext.YAMLError(strings.TrimPrefix(err.Error(), "yaml: ")))
 		}
 		*t = Task{Title: doc.Title, Goal: doc.Goal, Body: doc.Body, Acceptance: doc.Acceptance, Files: doc.Files}
 	default:

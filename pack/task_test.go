@@ -22,6 +22,7 @@ func TestParseTask(t *testing.T) {
 		{name: "json token key", file: "t.json", data: `{"title":"x","` + token + `":1}`, err: "unknown key (a 40-character text, not shown"},
 		{name: "yaml token key", file: "t.yaml", data: "title: x\n" + token + ": 1\n", err: "unknown key (a 40-character text, not shown"},
 		{name: "json wrong type", file: "t.json", data: `{"title":["x"]}`, err: "task file t.json: json: cannot unmarshal"},
+		{name: "yaml wrong type", file: "t.yaml", data: "title: x\nacceptance: Zq7Lm2Xv9pw\n", err: "cannot unmarshal !!str a value into []string"},
 		{name: "empty", file: "t.md", data: "\n\n", err: "empty"},
 		{name: "not utf-8", file: "t.md", data: "\xff\xfe", err: "not UTF-8"},
 		{name: "too large", file: "t.md", data: strings.Repeat("x", MaxTaskBytes+1), err: "over the"},

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxpack/ctxpack/internal/safetext"
 	"gopkg.in/yaml.v3"
 )
 
@@ -80,11 +81,11 @@ func typeError(file string, root *yaml.Node, err error) error {
 	}
 	m := yamlLineErr.FindStringSubmatch(msg)
 	if m == nil {
-		return &Error{File: file, Msg: msg}
+		return &Error{File: file, Msg: safetext.YAMLError(msg)}
 	}
 	var line int
 	fmt.Sscanf(m[1], "%d", &line)
-	return &Error{File: file, Line: line, Key: keyAtLine(root, "", line), Msg: "wrong type: " + m[2]}
+	return &Error{File: file, Line: line, Key: keyAtLine(root, "", line), Msg: "wrong type: " + safetext.YAMLError(m[2])}
 }
 
 // keyAtLine finds the dotted key whose key or value sits on a line.

@@ -75,6 +75,7 @@ func TestParseErrorsNameKeyAndLine(t *testing.T) {
 		{"token as a value", "secrets:\n  action: " + token + "\n", `key "secrets.action": ` + hidden + ` is not a secret action`},
 		{"token in a glob", "pack:\n  exclude: [\"[" + token + "\"]\n", `bad glob (a 41-character text, not shown`},
 		{"token in fail_on", "fail_on: [" + token + "]\n", `key "fail_on[0]": ` + hidden},
+		{"token as a wrong-type value", "limits:\n  max_files: " + token + "\n", `key "limits.max_files": wrong type: cannot unmarshal !!str a value into int`},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

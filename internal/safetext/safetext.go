@@ -94,3 +94,25 @@ func tokenLike(s string) bool {
 	}
 	return false
 }
+
+// YAMLError is a yaml.v3 error message without the values it quotes
+// ("cannot unmarshal !!str `hunter2pw` into int"): the key and the type it
+// wants say what to fix, and a value of a file may be a secret (a short
+// one Quote would repeat, a password).
+func YAMLError(msg string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '`')
+		j := -1
+		if i >= 0 {
+			j = strings.IndexByte(msg[i+1:], '`')
+		}
+		if j < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		b.WriteString(msg[:i])
+		b.WriteString("a value")
+		msg = msg[i+1+j+1:]
+	}
+}

@@ -58,3 +58,15 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestYAMLError(t *testing.T) {
+	for in, want := range map[string]string{
+		"line 2: cannot unmarshal !!str `hunter2pw` into int":       "line 2: cannot unmarshal !!str a value into int",
+		"line 3: cannot unmarshal !!str `ghp_R4n...` into []string": "line 3: cannot unmarshal !!str a value into []string",
+		"line 1: did not find expected key":                         "line 1: did not find expected key",
+	} {
+		if got := YAMLError(in); got != want {
+			t.Errorf("YAMLError(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
