@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/ctxpack/ctxpack/pack"
@@ -194,37 +193,8 @@ func DiffFileLines(diff string) []int {
 	return out
 }
 
-// hunkHeader parses "@@ -a[,b] +c[,d] @@…"; a missing count is 1.
+// hunkHeader is pack.ParseHunkHeader's ranges.
 func hunkHeader(line string) (a, b, c, d int, ok bool) {
-	rest, found := strings.CutPrefix(line, "@@ -")
-	if !found {
-		return
-	}
-	end := strings.Index(rest, " @@")
-	if end < 0 {
-		return
-	}
-	oldR, newR, found := strings.Cut(rest[:end], " +")
-	if !found {
-		return
-	}
-	var ok1, ok2 bool
-	a, b, ok1 = hunkRange(oldR)
-	c, d, ok2 = hunkRange(newR)
-	return a, b, c, d, ok1 && ok2
-}
-
-func hunkRange(s string) (int, int, bool) {
-	start, count, hasCount := strings.Cut(s, ",")
-	a, err := strconv.Atoi(start)
-	if err != nil || a < 0 {
-		return 0, 0, false
-	}
-	n := 1
-	if hasCount {
-		if n, err = strconv.Atoi(count); err != nil || n < 0 {
-			return 0, 0, false
-		}
-	}
-	return a, n, true
+	a, b, c, d, _, ok = pack.ParseHunkHeader(line)
+	return a, b, c, d, ok
 }

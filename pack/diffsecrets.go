@@ -78,7 +78,7 @@ func DiffSecrets(diff string, old, new *DiffSide) (secrets []DiffSecret, ok bool
 		line := diff[pos:end]
 		switch {
 		case oldLeft == 0 && newLeft == 0 && strings.HasPrefix(line, "@@ "):
-			a, b, c, d, heading, parsed := parseHunkRanges(line)
+			a, b, c, d, heading, parsed := ParseHunkHeader(line)
 			if !parsed {
 				return nil, false
 			}
@@ -139,10 +139,10 @@ func DiffSecrets(diff string, old, new *DiffSide) (secrets []DiffSecret, ok bool
 	return out, true
 }
 
-// parseHunkRanges reads a hunk header line, "@@ -a[,b] +c[,d] @@ heading",
-// and returns its ranges and the offset of its heading in line (len(line)
-// when it has none).
-func parseHunkRanges(line string) (a, b, c, d, heading int, ok bool) {
+// ParseHunkHeader reads a hunk header line, "@@ -a[,b] +c[,d] @@ heading"
+// (a missing count is 1), and returns its ranges and the offset of its
+// heading in line (len(line) when it has none).
+func ParseHunkHeader(line string) (a, b, c, d, heading int, ok bool) {
 	rest := strings.TrimPrefix(line, "@@ -")
 	if len(rest) == len(line) {
 		return
