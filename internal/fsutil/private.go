@@ -1,14 +1,11 @@
 package fsutil
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // ReadPrivate reads a file that holds a secret of the user's (a key):
@@ -35,31 +32,17 @@ func PrivateDir(dir string) error {
 
 // CreatePrivate writes data as the new file path, readable and writable by
 // the user alone (0600), whole or not at all: it is written and synced
-// beside path first, then linked into place, so a reader never sees part
-// of it. When path already exists it is left as it is and the error wraps
-// fs.ErrExist: of processes creating it at once, one wins and the others
-// read its file.
-func CreatePrivate(path string, data []byte) (err error) {
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+// beside path first (writeTemp, as every atomic write), then linked into
+// place, so a reader never sees part of it. When path already exists it is
+// left as it is and the error wraps fs.ErrExist: of processes creating it
+// at once, one wins and the others read its file.
+func CreatePrivate(path string, data []byte) error {
+	tmp, err := writeTemp(path, data, 0o600)
+	if tmp != "" {
+		defer os.Remove(tmp)
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+tempMarker+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	err = os.Link(tmp, path)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
