@@ -125,7 +125,9 @@ func commitsPatches(ctx context.Context, gh *github.Client, owner, repo string, 
 // patch that every parent's comparison changes) is listed as missing.
 func mergePatch(ctx context.Context, gh *github.Client, owner, repo, id string, parents []string) (*pack.CommitPatch, []string, error) {
 	var missing []string
-	added := make([]map[string]map[pack.Line]bool, len(parents)) // by parent, by path
+	var common []pack.AddedLines // the lines added against every parent read so far
+	changed := map[string]int{}  // path → the parents' comparisons that add to it
+	unknown := map[string]bool{} // a comparison adds to it, without a patch
 	for k, parent := range parents {
 		if checkSHA("commit", parent) != nil {
 			return nil, nil, fmt.Errorf("the API named %q as a parent of commit %s", clip(parent, 80), short(id))
@@ -139,7 +141,7 @@ func mergePatch(ctx context.Context, gh *github.Client, owner, repo, id string, 
 			// has, or be missed as the merge's own.
 			missing = append(missing, fmt.Sprintf("merge %s against %s (the API lists at most %d files of a comparison)", short(id), short(parent), maxCompareFiles))
 		}
-		added[k] = map[string]map[pack.Line]bool{}
+		var added []pack.AddedLines
 		for _, f := range files {
 			p := f.GetFilename()
 			if f.GetStatus() == "removed" || f.GetAdditions() == 0 {
@@ -148,53 +150,33 @@ func mergePatch(ctx context.Context, gh *github.Client, owner, repo, id string, 
 			if !source.TreePath(p) {
 				return nil, nil, fmt.Errorf("the API names %q as a file of merge %s", clip(p, 200), short(id))
 			}
-			lines := map[pack.Line]bool{}
+			changed[p]++
 			if f.GetPatch() == "" {
-				lines = nil // unknown: missing if every parent's comparison changes it
-			} else {
-				ls, err := addedLines(f.GetPatch())
-				if err != nil {
-					return nil, nil, fmt.Errorf("the API's patch of %s in merge %s against %s: %w", p, short(id), short(parent), err)
-				}
-				for _, l := range ls {
-					lines[l] = true
-				}
+				unknown[p] = true
+				continue
 			}
-			added[k][p] = lines
+			lines, err := addedLines(f.GetPatch())
+			if err != nil {
+				return nil, nil, fmt.Errorf("the API's patch of %s in merge %s against %s: %w", p, short(id), short(parent), err)
+			}
+			added = append(added, pack.AddedLines{Path: p, Lines: lines})
+		}
+		slices.SortFunc(added, func(a, b pack.AddedLines) int { return strings.Compare(a.Path, b.Path) })
+		if k == 0 {
+			common = added
+		} else {
+			common = pack.CommonAddedLines(common, added)
 		}
 	}
-	cp := &pack.CommitPatch{Commit: id}
-	paths := slices.Sorted(maps.Keys(added[0]))
-	for _, p := range paths {
-		var sides []map[pack.Line]bool
-		unknown := false
-		for k := range parents {
-			lines, ok := added[k][p]
-			if !ok {
-				break // as one parent has it: nothing of it is the merge's own
-			}
-			unknown = unknown || lines == nil
-			sides = append(sides, lines)
-		}
-		if len(sides) < len(parents) {
-			continue
-		}
-		if unknown {
+	// A file only some comparisons add to is as one parent has it:
+	// nothing of it is the merge's own. One every comparison adds to, one
+	// of them without a patch, could hold lines no parent has.
+	for _, p := range slices.Sorted(maps.Keys(unknown)) {
+		if changed[p] == len(parents) {
 			missing = append(missing, fmt.Sprintf("%s in merge %s (the API gives no patch: too large or binary)", p, short(id)))
-			continue
-		}
-		var own []pack.Line
-		for l := range sides[0] {
-			if !slices.ContainsFunc(sides[1:], func(s map[pack.Line]bool) bool { return !s[l] }) {
-				own = append(own, l)
-			}
-		}
-		if len(own) > 0 {
-			slices.SortFunc(own, func(a, b pack.Line) int { return a.Number - b.Number })
-			cp.Files = append(cp.Files, pack.AddedLines{Path: p, Lines: own})
 		}
 	}
-	return cp, missing, nil
+	return &pack.CommitPatch{Commit: id, Files: common}, missing, nil
 }
 
 // addedLines reads the lines a unified-diff patch adds (GitHub's `patch`:

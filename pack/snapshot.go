@@ -131,6 +131,34 @@ type AddedLines struct {
 	Lines []Line
 }
 
+// CommonAddedLines is the lines a and b both hold, by path and by line
+// (number and text), in a's order: a merge's own lines are those added
+// against every one of its parents.
+func CommonAddedLines(a, b []AddedLines) []AddedLines {
+	in := make(map[string]map[Line]bool, len(b))
+	for _, f := range b {
+		set := make(map[Line]bool, len(f.Lines))
+		for _, l := range f.Lines {
+			set[l] = true
+		}
+		in[f.Path] = set
+	}
+	var out []AddedLines
+	for _, f := range a {
+		set := in[f.Path]
+		var kept []Line
+		for _, l := range f.Lines {
+			if set[l] {
+				kept = append(kept, l)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, AddedLines{Path: f.Path, Lines: kept})
+		}
+	}
+	return out
+}
+
 // Line is one numbered line of text.
 type Line struct {
 	Number int

@@ -54,3 +54,16 @@ func TestReadCommitsAside(t *testing.T) {
 		}
 	})
 }
+
+func TestCommonAddedLines(t *testing.T) {
+	l := func(n int, s string) Line { return Line{Number: n, Text: s} }
+	a := []AddedLines{{Path: "a.go", Lines: []Line{l(1, "x"), l(2, "y"), l(3, "z")}}, {Path: "b.go", Lines: []Line{l(1, "q")}}}
+	b := []AddedLines{{Path: "a.go", Lines: []Line{l(3, "z"), l(2, "other"), l(1, "x")}}, {Path: "c.go", Lines: []Line{l(1, "q")}}}
+	got := CommonAddedLines(a, b)
+	if len(got) != 1 || got[0].Path != "a.go" || len(got[0].Lines) != 2 || got[0].Lines[0] != l(1, "x") || got[0].Lines[1] != l(3, "z") {
+		t.Fatalf("CommonAddedLines = %+v, want a.go lines 1 and 3 (line 2's text differs, b.go and c.go are in one only)", got)
+	}
+	if got := CommonAddedLines(a, nil); got != nil {
+		t.Fatalf("against nothing: %+v", got)
+	}
+}

@@ -308,20 +308,18 @@ func (r *Repo) mergePatch(ctx context.Context, c *Commit) (*pack.CommitPatch, er
 	if err != nil {
 		return nil, err
 	}
-	// lines holds, of each candidate (by its name in the patch) that has
+	// common holds, of each candidate (by its name in the patch) that has
 	// any, the lines added against every parent diffed so far.
-	var lines map[string]map[int]string
+	var common []pack.AddedLines
 	unread, skipped := map[string]bool{}, map[string]int64{}
 	for i, raw := range raws {
-		keep := mergeChanges(raw, func(p string) bool {
-			if !candidate[p] {
-				return false
-			}
-			_, ok := lines[safePath(p)]
-			return i == 0 || ok
-		})
+		has := make(map[string]bool, len(common))
+		for _, f := range common {
+			has[f.Path] = true
+		}
+		keep := mergeChanges(raw, func(p string) bool { return candidate[p] && (i == 0 || has[safePath(p)]) })
 		if len(keep) == 0 {
-			lines = nil
+			common = nil
 			break
 		}
 		changes, added, skip, err := r.diffChanges(ctx, keep, c.ID, r.HistoryBlobLimit, true)
@@ -336,30 +334,13 @@ func (r *Repo) mergePatch(ctx context.Context, c *Commit) (*pack.CommitPatch, er
 				unread[ch.Path] = true
 			}
 		}
-		next := map[string]map[int]string{}
-		for _, f := range added {
-			set := map[int]string{}
-			for _, l := range f.Lines {
-				if _, ok := lines[f.Path][l.Number]; ok || i == 0 {
-					set[l.Number] = l.Text
-				}
-			}
-			if len(set) > 0 {
-				next[f.Path] = set
-			}
+		if i == 0 {
+			common = added
+		} else {
+			common = pack.CommonAddedLines(common, added)
 		}
-		lines = next
 	}
-	patch := &pack.CommitPatch{Commit: c.ID.String()}
-	for p, set := range lines {
-		f := pack.AddedLines{Path: p, Lines: make([]pack.Line, 0, len(set))}
-		for n, text := range set {
-			f.Lines = append(f.Lines, pack.Line{Number: n, Text: text})
-		}
-		sort.Slice(f.Lines, func(i, j int) bool { return f.Lines[i].Number < f.Lines[j].Number })
-		patch.Files = append(patch.Files, f)
-	}
-	sort.Slice(patch.Files, func(i, j int) bool { return patch.Files[i].Path < patch.Files[j].Path })
+	patch := &pack.CommitPatch{Commit: c.ID.String(), Files: common} // diffChanges sorts by path
 	for p, size := range skipped {
 		patch.Skipped = append(patch.Skipped, pack.SkippedFile{Path: p, Size: size})
 	}
