@@ -853,26 +853,38 @@ func (b *builder) scanManifest(ctx context.Context, m *Manifest) error {
 // redactManifestText replaces the secrets of one text of the manifest,
 // reporting each.
 func (b *builder) redactManifestText(ctx context.Context, text string) (string, error) {
-	findings, err := b.textScan()(ctx, "(manifest)", []byte(text))
+	out, _, err := b.redactText(ctx, "manifest", "(manifest)", text, SecretRedacted)
 	if err != nil {
 		return "", fmt.Errorf("secret scan of the manifest: %w", err)
 	}
-	if len(findings) == 0 {
-		return text, nil
+	return out, nil
+}
+
+// redactText replaces the secrets of a text that is no file (the intent,
+// the manifest: scanned as text, honouring no gitleaks:allow), rescanning
+// what the redaction makes as any redaction does, and reports each finding
+// as an event of where, under path, with action. It returns the text and
+// its redactions.
+func (b *builder) redactText(ctx context.Context, where, path, text, action string) (string, []Redaction, error) {
+	scan := b.textScan()
+	doc := "(" + where + ")"
+	findings, err := scan(ctx, doc, []byte(text))
+	if err != nil || len(findings) == 0 {
+		return text, nil, err
 	}
 	var spans []redactSpan
 	for _, x := range findings {
 		spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
 	}
-	out, reds, err := b.redactAllWith(ctx, b.textScan(), "(manifest)", text, spans)
+	out, reds, err := b.redactAllWith(ctx, scan, doc, text, spans)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for _, x := range append(findings, reds.extra...) {
-		x.Path = "(manifest)"
-		b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "manifest", Action: SecretRedacted})
+		x.Path = path
+		b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: where, Action: action})
 	}
-	return out, nil
+	return out, reds.list, nil
 }
 
 // resetForSummary undoes what a change pack's budget decided about files, so

@@ -462,26 +462,11 @@ func (b *builder) buildIntent(ctx context.Context) (*Intent, error) {
 // the cap then left out.
 func (b *builder) boundIntentText(ctx context.Context, field, text string, n int, action string) (string, []Redaction, bool, error) {
 	redact := func(text string) (string, []Redaction, error) {
-		findings, err := b.textScan()(ctx, "(intent)", []byte(text))
+		out, reds, err := b.redactText(ctx, "intent", "(intent) "+field, text, intentAction(action))
 		if err != nil {
 			return "", nil, fmt.Errorf("secret scan of the intent's %s: %w", field, err)
 		}
-		if len(findings) == 0 {
-			return text, nil, nil
-		}
-		var spans []redactSpan
-		for _, x := range findings {
-			spans = append(spans, redactSpan{x.Start, x.End, x.RuleID})
-		}
-		text, reds, err := b.redactAllWith(ctx, b.textScan(), "(intent)", text, spans)
-		if err != nil {
-			return "", nil, err
-		}
-		for _, x := range append(findings, reds.extra...) {
-			x.Path = "(intent) " + field
-			b.secrets = append(b.secrets, SecretEvent{Finding: x, Where: "intent", Action: intentAction(action)})
-		}
-		return text, reds.list, nil
+		return out, reds, nil
 	}
 	text, reds, err := redact(text)
 	if err != nil {
