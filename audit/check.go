@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -658,13 +657,12 @@ func (a *auditor) diffs(ctx context.Context, diffs []sentDiff, files map[string]
 				r.unchecked, r.code = fmt.Sprintf("read %s: %v", what, err), CodeInternal
 				return nil
 			}
-			sum := sha256.Sum256(data)
-			findings, err := pack.ScanWithSum(ctx, a.in.Scanner, p, data, &sum)
+			s, err := pack.ScanDiffSide(ctx, a.in.Scanner, p, data)
 			if err != nil {
 				r.unchecked, r.code = fmt.Sprintf("the secret scanner could not scan %s: %v", what, err), CodeInternal
 				return nil
 			}
-			return &pack.DiffSide{Text: unsafe.String(unsafe.SliceData(data), len(data)), Findings: findings}
+			return s
 		}
 		var old, cur *pack.DiffSide
 		if rc.Status != "deleted" {

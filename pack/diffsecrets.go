@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -137,48 +136,6 @@ func DiffSecrets(diff string, old, new *DiffSide) (secrets []DiffSecret, ok bool
 		return a.Finding.Start < b.Finding.Start
 	})
 	return out, true
-}
-
-// ParseHunkHeader reads a hunk header line, "@@ -a[,b] +c[,d] @@ heading"
-// (a missing count is 1), and returns its ranges and the offset of its
-// heading in line (len(line) when it has none).
-func ParseHunkHeader(line string) (a, b, c, d, heading int, ok bool) {
-	rest := strings.TrimPrefix(line, "@@ -")
-	if len(rest) == len(line) {
-		return
-	}
-	end := strings.Index(rest, " @@")
-	if end < 0 {
-		return
-	}
-	oldR, newR, found := strings.Cut(rest[:end], " +")
-	if !found {
-		return
-	}
-	var ok1, ok2 bool
-	a, b, ok1 = countedRange(oldR)
-	c, d, ok2 = countedRange(newR)
-	heading = len(line) - len(rest) + end + len(" @@")
-	if heading < len(line) && line[heading] == ' ' {
-		heading++
-	}
-	return a, b, c, d, heading, ok1 && ok2
-}
-
-// countedRange parses "start[,count]" (a missing count is 1).
-func countedRange(s string) (int, int, bool) {
-	a, n, hasCount := strings.Cut(s, ",")
-	start, err := strconv.Atoi(a)
-	if err != nil || start < 0 {
-		return 0, 0, false
-	}
-	count := 1
-	if hasCount {
-		if count, err = strconv.Atoi(n); err != nil || count < 0 {
-			return 0, 0, false
-		}
-	}
-	return start, count, true
 }
 
 // sideLines indexes a side's text by line and its findings by the lines
@@ -384,12 +341,22 @@ func (b *builder) newSide(ctx context.Context, c *Change, e *entry) (*DiffSide, 
 
 // scanSide scans the whole of data, a version of the file at p.
 func (b *builder) scanSide(ctx context.Context, p string, data []byte) (*DiffSide, error) {
-	sum := sha256.Sum256(data)
-	fs, err := ScanWithSum(ctx, b.opts.Scanner, p, data, &sum)
+	side, err := ScanDiffSide(ctx, b.opts.Scanner, p, data)
 	if err != nil {
 		return nil, fmt.Errorf("secret scan of %s: %w", p, err)
 	}
-	// The bytes Read returned are the caller's, never changed after.
+	return side, nil
+}
+
+// ScanDiffSide scans the whole of data, a version of the file at p, for
+// DiffSecrets (ScanWithSum: a version scanned before is a cache hit). The
+// side's text is data itself, which the caller does not change after.
+func ScanDiffSide(ctx context.Context, sc SecretScanner, p string, data []byte) (*DiffSide, error) {
+	sum := sha256.Sum256(data)
+	fs, err := ScanWithSum(ctx, sc, p, data, &sum)
+	if err != nil {
+		return nil, err
+	}
 	return &DiffSide{Text: unsafe.String(unsafe.SliceData(data), len(data)), Findings: fs}, nil
 }
 

@@ -88,10 +88,8 @@ func hunkStart(diff string, from int) int {
 func parseHunk(text string) hunk {
 	h := hunk{text: text}
 	first, body, _ := strings.Cut(text, "\n")
-	fields := strings.Fields(first)
-	if len(fields) >= 3 {
-		h.oldStart, h.oldLines = hunkRange(strings.TrimPrefix(fields[1], "-"))
-		h.newStart, h.newLines = hunkRange(strings.TrimPrefix(fields[2], "+"))
+	if a, b, c, d, _, ok := ParseHunkHeader(first); ok {
+		h.oldStart, h.oldLines, h.newStart, h.newLines = a, b, c, d
 	}
 	n := h.newStart
 	if h.newLines == 0 && n == 0 {
@@ -136,15 +134,46 @@ func (h hunk) rangeHeader() string {
 	return "@@ -" + r(h.oldStart, h.oldLines) + " +" + r(h.newStart, h.newLines) + " @@"
 }
 
-// hunkRange parses "a,b" (or "a", meaning one line).
-func hunkRange(s string) (int, int) {
-	a, b, ok := strings.Cut(s, ",")
-	start, _ := strconv.Atoi(a)
-	if !ok {
-		return start, 1
+// ParseHunkHeader reads a hunk header line, "@@ -a[,b] +c[,d] @@ heading"
+// (a missing count is 1), and returns its ranges and the offset of its
+// heading in line (len(line) when it has none).
+func ParseHunkHeader(line string) (a, b, c, d, heading int, ok bool) {
+	rest := strings.TrimPrefix(line, "@@ -")
+	if len(rest) == len(line) {
+		return
 	}
-	n, _ := strconv.Atoi(b)
-	return start, n
+	end := strings.Index(rest, " @@")
+	if end < 0 {
+		return
+	}
+	oldR, newR, found := strings.Cut(rest[:end], " +")
+	if !found {
+		return
+	}
+	var ok1, ok2 bool
+	a, b, ok1 = countedRange(oldR)
+	c, d, ok2 = countedRange(newR)
+	heading = len(line) - len(rest) + end + len(" @@")
+	if heading < len(line) && line[heading] == ' ' {
+		heading++
+	}
+	return a, b, c, d, heading, ok1 && ok2
+}
+
+// countedRange parses "start[,count]" (a missing count is 1).
+func countedRange(s string) (int, int, bool) {
+	a, n, hasCount := strings.Cut(s, ",")
+	start, err := strconv.Atoi(a)
+	if err != nil || start < 0 {
+		return 0, 0, false
+	}
+	count := 1
+	if hasCount {
+		if count, err = strconv.Atoi(n); err != nil || count < 0 {
+			return 0, 0, false
+		}
+	}
+	return start, count, true
 }
 
 // DiffLines maps a unified diff onto the new file: each new-side line it
