@@ -308,19 +308,27 @@ func TestBaseAllowLineInsideTheChangesSecret(t *testing.T) {
 			if !forged {
 				t.Fatal("settings.py's diff with the key redacted is not in the pack")
 			}
-			file := writePack(t, refinalize(t, &q))
-			for _, dir := range []string{g.Dir, ""} {
-				v, err := Audit(ctx, AuditOptions{PackFile: file, RepoDir: dir})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.ContainsFunc(v.Failed, func(c audit.Check) bool {
-					return c.Code == audit.CodeSecretUnredacted && c.Details["where"] == "diff"
-				}) {
-					t.Errorf("audit (repository %q): the key in settings.py's diff is not found: %s", dir, codes(v.Failed))
-				}
-			}
+			auditFinds(t, refinalize(t, &q), g.Dir, "the key in settings.py's diff", func(c audit.Check) bool {
+				return c.Code == audit.CodeSecretUnredacted && c.Details["where"] == "diff"
+			})
 		})
+	}
+}
+
+// auditFinds audits the pack data with the repository at dir and without
+// it, and fails t unless each verdict has a failed check found takes (what
+// names it).
+func auditFinds(t *testing.T, data []byte, dir, what string, found func(audit.Check) bool) {
+	t.Helper()
+	file := writePack(t, data)
+	for _, repo := range []string{dir, ""} {
+		v, err := Audit(context.Background(), AuditOptions{PackFile: file, RepoDir: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(v.Failed, found) {
+			t.Errorf("audit (repository %q): %s is not found: %s", repo, what, codes(v.Failed))
+		}
 	}
 }
 
@@ -364,18 +372,9 @@ func TestIntentNeverHonoursInlineAllow(t *testing.T) {
 			q := *run.Result.Pack
 			kept := *in
 			kept.Goal, q.Intent = marked, &kept
-			file := writePack(t, refinalize(t, &q))
-			for _, dir := range []string{g.Dir, ""} {
-				v, err := Audit(ctx, AuditOptions{PackFile: file, RepoDir: dir})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.ContainsFunc(v.Failed, func(c audit.Check) bool {
-					return c.Code == audit.CodeSecretUnredacted && c.Details["path"] == "(pack fields)"
-				}) {
-					t.Errorf("audit (repository %q): the token in the goal is not found: %s", dir, codes(v.Failed))
-				}
-			}
+			auditFinds(t, refinalize(t, &q), g.Dir, "the token in the goal", func(c audit.Check) bool {
+				return c.Code == audit.CodeSecretUnredacted && c.Details["path"] == "(pack fields)"
+			})
 		})
 	}
 }
